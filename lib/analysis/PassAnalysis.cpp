@@ -1,0 +1,1408 @@
+#include "tma/PassAnalysis.h"
+
+#include "tma/AsmClassifier.h"
+#include "tma/SourceText.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Index/USRGeneration.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+#include <memory>
+#include <set>
+
+using namespace clang;
+
+namespace tma {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Types
+
+bool isTensorMapRecord(QualType T) {
+  const RecordDecl *RD = T.getCanonicalType()->getAsRecordDecl();
+  return RD && RD->getName() == "CUtensorMap_st";
+}
+
+bool isDescriptorPointer(QualType T) {
+  const auto *PT = T->getAs<PointerType>();
+  return PT && isTensorMapRecord(PT->getPointeeType());
+}
+
+bool isPointerToNonConst(QualType T) {
+  const auto *PT = T.getCanonicalType()->getAs<PointerType>();
+  return PT && !PT->getPointeeType().isConstQualified();
+}
+
+std::vector<unsigned> descriptorParamIndexes(const FunctionDecl *FD) {
+  std::vector<unsigned> Out;
+  for (unsigned I = 0; I < FD->getNumParams(); ++I)
+    if (isDescriptorPointer(FD->getParamDecl(I)->getType()))
+      Out.push_back(I);
+  return Out;
+}
+
+bool isKernel(const FunctionDecl *FD) {
+  return FD && FD->hasAttr<CUDAGlobalAttr>();
+}
+
+const FunctionDecl *patternOf(const FunctionDecl *FD) {
+  if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
+    return P;
+  return FD;
+}
+
+std::string usrOf(const FunctionDecl *FD) {
+  llvm::SmallString<128> Buf;
+  if (index::generateUSRForDecl(patternOf(FD), Buf))
+    return FD->getQualifiedNameAsString();
+  return std::string(Buf);
+}
+
+std::string paramKey(const FunctionDecl *FD, unsigned Index) {
+  return usrOf(FD) + "#" + std::to_string(Index);
+}
+
+std::string calleeName(const CallExpr *CE) {
+  if (const FunctionDecl *FD = CE->getDirectCallee())
+    if (FD->getDeclName().isIdentifier())
+      return FD->getName().str();
+  return std::string();
+}
+
+bool isLoop(const Stmt *S) {
+  return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
+}
+
+/// The per-function index: parents of every statement and the references to
+/// every declaration, built once per body.
+struct BodyIndex {
+  std::unique_ptr<ParentMap> PM;
+  llvm::DenseMap<const Decl *, llvm::SmallVector<const DeclRefExpr *, 4>> Refs;
+};
+
+/// Where a use walk records what it finds: the kernel's own facts, or a
+/// scratch sink for a helper function (whose text is never edited).
+struct UseSink {
+  std::vector<TextEdit> Edits;
+  std::vector<SourcePoint> Fences;
+  std::vector<Blocker> Blockers;
+};
+
+enum class ValueMode { Pointer, Integer };
+
+class PassAnalyzer {
+public:
+  PassAnalyzer(ASTContext &Ctx, llvm::StringRef Side, const AnalysisOptions &Opts)
+      : Ctx(Ctx), ST(Ctx.getSourceManager(), Ctx.getLangOpts()), Opts(Opts) {
+    Out.Side = Side.str();
+  }
+
+  PassFacts run();
+
+  // Filled by the collector.
+  std::vector<const FunctionDecl *> Kernels;
+  std::vector<std::pair<const CUDAKernelCallExpr *, const FunctionDecl *>> Launches;
+  std::vector<std::pair<const DeclRefExpr *, const FunctionDecl *>> KernelRefs;
+
+  ASTContext &Ctx;
+  SourceText ST;
+
+private:
+  const AnalysisOptions &Opts;
+  PassFacts Out;
+  std::map<std::string, size_t> ParamSlot;
+  std::map<const Stmt *, std::unique_ptr<BodyIndex>> Bodies;
+  std::map<const VarDecl *, size_t> BufferSlot;
+  std::map<std::pair<const FunctionDecl *, unsigned>, std::vector<Blocker>> HelperMemo;
+  std::set<std::pair<const FunctionDecl *, unsigned>> HelpersInProgress;
+
+  BodyIndex &index(const FunctionDecl *FD);
+  const Stmt *parent(const FunctionDecl *Fn, const Stmt *S) {
+    return index(Fn).PM->getParent(S);
+  }
+
+  DescriptorParam &paramFacts(const FunctionDecl *FD, unsigned Index);
+  void analyzeKernel(const FunctionDecl *FD);
+  void addSignatureEdits(const FunctionDecl *FD, unsigned Index, DescriptorParam &DP);
+  void checkParamSpace(const FunctionDecl *FD, const std::vector<unsigned> &Idx);
+
+  // Device-side use classification.
+  void walkVarRefs(const VarDecl *V, const FunctionDecl *Fn, unsigned Depth,
+                   bool IsKernelParam, bool Editable, ValueMode M, UseSink &Sink);
+  void walkRef(const DeclRefExpr *R, const FunctionDecl *Fn, unsigned Depth,
+               bool IsKernelParam, bool Editable, ValueMode M, UseSink &Sink);
+  void walkValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
+                 const DeclRefExpr *Direct, ValueMode M, UseSink &Sink);
+  void walkLValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth, UseSink &Sink);
+  void handleCallArg(const CallExpr *CE, const Expr *Arg, const FunctionDecl *Fn,
+                     unsigned Depth, const DeclRefExpr *Direct, ValueMode M,
+                     UseSink &Sink);
+  void handleAsm(const GCCAsmStmt *AS, const Expr *Operand, const FunctionDecl *Fn,
+                 unsigned Depth, const DeclRefExpr *Direct, UseSink &Sink);
+  void handleAlias(const DeclStmt *DS, const Expr *Init, const FunctionDecl *Fn,
+                   unsigned Depth, const DeclRefExpr *Direct, ValueMode M,
+                   UseSink &Sink);
+  void removeFence(const Stmt *S, const FunctionDecl *Fn, unsigned Depth,
+                   llvm::StringRef What, UseSink &Sink);
+  void addressOf(const DeclRefExpr *Direct, UseSink &Sink) {
+    if (!Direct)
+      return;
+    if (std::optional<CharSourceRange> R = ST.fileRange(Direct->getSourceRange()))
+      Sink.Edits.push_back(ST.insertBefore(R->getBegin(), "&"));
+    else
+      block(Sink, DiagID::InMacro, "descriptor use is spelled inside a macro body",
+            Direct->getBeginLoc());
+  }
+  void block(UseSink &Sink, DiagID ID, std::string Msg, SourceLocation Loc) {
+    Sink.Blockers.push_back({ID, std::move(Msg), ST.point(Loc), {}});
+  }
+
+  // Host side.
+  void analyzeLaunch(const CUDAKernelCallExpr *CE, const FunctionDecl *Fn);
+  void analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn);
+  DeviceBuffer &bufferFacts(const VarDecl *V, const FunctionDecl *Fn);
+  std::vector<TextEdit> removeHostCall(const CallExpr *CE, const FunctionDecl *Fn);
+  const Stmt *topStatement(const Stmt *S, const FunctionDecl *Fn);
+  const DeclStmt *declStmtOf(const VarDecl *V, const FunctionDecl *Fn);
+  bool isAncestor(const Stmt *A, const Stmt *S, const FunctionDecl *Fn);
+  bool between(const Stmt *From, const Stmt *To, const Stmt *X, const FunctionDecl *Fn);
+  unsigned offsetOf(SourceLocation L) {
+    return Ctx.getSourceManager().getFileOffset(
+        Ctx.getSourceManager().getExpansionLoc(L));
+  }
+  std::string spelled(const Expr *E) {
+    if (std::optional<CharSourceRange> R = ST.fileRange(E->getSourceRange()))
+      return ST.text(*R);
+    return "<expr>";
+  }
+  struct CopyInfo {
+    const CallExpr *Call;
+    const Stmt *Top;
+  };
+  std::map<const VarDecl *, std::vector<CopyInfo>> BufferCopies;
+  std::map<const VarDecl *, std::vector<const Stmt *>> BufferOtherUses;
+};
+
+// ---------------------------------------------------------------------------
+// Collection
+
+class Collector : public RecursiveASTVisitor<Collector> {
+public:
+  explicit Collector(PassAnalyzer &A) : A(A) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  bool TraverseDecl(Decl *D) {
+    if (!D)
+      return true;
+    if (!isa<TranslationUnitDecl, NamespaceDecl, LinkageSpecDecl>(D) &&
+        A.ST.inSystemHeader(D->getLocation()))
+      return true;
+    auto *FD = dyn_cast<FunctionDecl>(D);
+    bool Push = FD && FD->doesThisDeclarationHaveABody();
+    if (Push)
+      Stack.push_back(FD);
+    bool R = RecursiveASTVisitor::TraverseDecl(D);
+    if (Push)
+      Stack.pop_back();
+    return R;
+  }
+
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (isKernel(FD) && !descriptorParamIndexes(FD).empty())
+      A.Kernels.push_back(FD);
+    return true;
+  }
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *CE) {
+    if (!Stack.empty())
+      A.Launches.push_back({CE, Stack.back()});
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *R) {
+    auto *FD = dyn_cast<FunctionDecl>(R->getDecl());
+    if (isKernel(FD) && !descriptorParamIndexes(FD).empty())
+      A.KernelRefs.push_back({R, Stack.empty() ? nullptr : Stack.back()});
+    return true;
+  }
+
+private:
+  PassAnalyzer &A;
+  std::vector<const FunctionDecl *> Stack;
+};
+
+// ---------------------------------------------------------------------------
+
+BodyIndex &PassAnalyzer::index(const FunctionDecl *FD) {
+  Stmt *Body = FD->getBody();
+  std::unique_ptr<BodyIndex> &Slot = Bodies[Body];
+  if (!Slot) {
+    Slot = std::make_unique<BodyIndex>();
+    Slot->PM = std::make_unique<ParentMap>(Body);
+    llvm::SmallVector<const Stmt *, 64> Work{Body};
+    while (!Work.empty()) {
+      const Stmt *S = Work.pop_back_val();
+      if (!S)
+        continue;
+      if (const auto *R = dyn_cast<DeclRefExpr>(S))
+        Slot->Refs[R->getDecl()].push_back(R);
+      for (const Stmt *C : S->children())
+        Work.push_back(C);
+    }
+    for (auto &KV : Slot->Refs)
+      llvm::sort(KV.second, [](const DeclRefExpr *A, const DeclRefExpr *B) {
+        return A->getBeginLoc() < B->getBeginLoc();
+      });
+  }
+  return *Slot;
+}
+
+DescriptorParam &PassAnalyzer::paramFacts(const FunctionDecl *FD, unsigned Index) {
+  std::string Key = paramKey(FD, Index);
+  auto It = ParamSlot.find(Key);
+  if (It != ParamSlot.end())
+    return Out.Params[It->second];
+  ParamSlot[Key] = Out.Params.size();
+  DescriptorParam DP;
+  DP.Key = Key;
+  DP.KernelName = patternOf(FD)->getQualifiedNameAsString();
+  DP.Index = Index;
+  const ParmVarDecl *P = FD->getParamDecl(Index);
+  DP.ParamName = P->getName().str();
+  DP.Where = ST.point(P->getLocation());
+  Out.Params.push_back(std::move(DP));
+  return Out.Params.back();
+}
+
+void PassAnalyzer::addSignatureEdits(const FunctionDecl *FD, unsigned Index,
+                                     DescriptorParam &DP) {
+  const FunctionDecl *Pattern = patternOf(FD);
+  for (const FunctionDecl *Redecl : Pattern->redecls()) {
+    if (Index >= Redecl->getNumParams())
+      continue;
+    const ParmVarDecl *P = Redecl->getParamDecl(Index);
+    if (ST.inSystemHeader(P->getLocation())) {
+      DP.Blockers.push_back({DiagID::Declaration,
+                             "a declaration of '" + DP.KernelName +
+                                 "' is in a system header",
+                             ST.point(P->getLocation()), {}});
+      continue;
+    }
+    if (P->getOriginalType()->isArrayType()) {
+      DP.Blockers.push_back({DiagID::RuntimeIndex,
+                             "parameter '" + DP.ParamName +
+                                 "' is declared as an array of descriptors",
+                             ST.point(P->getLocation()), {}});
+      continue;
+    }
+    // The spelled pointee ("CUtensorMap", "Desc", "cute::TmaDescriptor").
+    std::string Pointee = "CUtensorMap";
+    if (TypeSourceInfo *TSI = P->getTypeSourceInfo()) {
+      TypeLoc TL = TSI->getTypeLoc();
+      while (true) {
+        if (auto Q = TL.getAs<QualifiedTypeLoc>())
+          TL = Q.getUnqualifiedLoc();
+        else if (auto A = TL.getAs<AttributedTypeLoc>())
+          TL = A.getModifiedLoc();
+        else if (auto M = TL.getAs<MacroQualifiedTypeLoc>())
+          TL = M.getInnerLoc();
+        else if (auto Pa = TL.getAs<ParenTypeLoc>())
+          TL = Pa.getInnerLoc();
+        else
+          break;
+      }
+      if (auto PTL = TL.getAs<PointerTypeLoc>()) {
+        TypeLoc PL = PTL.getPointeeLoc().getUnqualifiedLoc();
+        if (std::optional<CharSourceRange> R = ST.fileRange(PL.getSourceRange())) {
+          std::string T = ST.text(*R);
+          if (!T.empty())
+            Pointee = T;
+        }
+      }
+    }
+    SourceLocation End = P->getLocation();
+    if (P->getName().empty() || End.isInvalid())
+      End = P->getSourceRange().getEnd();
+    std::optional<CharSourceRange> R =
+        ST.fileRange(SourceRange(P->getOuterLocStart(), End));
+    if (!R) {
+      DP.Blockers.push_back({DiagID::InMacro,
+                             "the declaration of parameter '" + DP.ParamName +
+                                 "' is spelled by a macro",
+                             ST.point(P->getLocation()), {}});
+      continue;
+    }
+    std::string Text = "const __grid_constant__ " + Pointee;
+    if (!P->getName().empty())
+      Text += " " + P->getName().str();
+    DP.Edits.push_back(ST.replace(*R, Text));
+  }
+}
+
+void PassAnalyzer::checkParamSpace(const FunctionDecl *FD,
+                                   const std::vector<unsigned> &Idx) {
+  uint64_t Bytes = 0;
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    QualType T = FD->getParamDecl(I)->getType();
+    if (llvm::is_contained(Idx, I))
+      T = T->getPointeeType().getUnqualifiedType();
+    if (T->isDependentType() || T->isIncompleteType())
+      return;
+    TypeInfoChars TI = Ctx.getTypeInfoInChars(T);
+    uint64_t Align = std::max<uint64_t>(1, TI.Align.getQuantity());
+    Bytes = (Bytes + Align - 1) / Align * Align + TI.Width.getQuantity();
+  }
+  if (Bytes <= Opts.ParamSpaceLimit)
+    return;
+  for (unsigned I : Idx)
+    paramFacts(FD, I).Blockers.push_back(
+        {DiagID::ParamSpace,
+         "by value, the parameters of '" + patternOf(FD)->getQualifiedNameAsString() +
+             "' would take " + std::to_string(Bytes) + " bytes, above the " +
+             std::to_string(Opts.ParamSpaceLimit) + "-byte limit",
+         ST.point(FD->getLocation()),
+         {}});
+}
+
+void PassAnalyzer::analyzeKernel(const FunctionDecl *FD) {
+  std::vector<unsigned> Idx = descriptorParamIndexes(FD);
+  for (unsigned I : Idx) {
+    DescriptorParam &DP = paramFacts(FD, I);
+    addSignatureEdits(FD, I, DP);
+  }
+  if (!FD->doesThisDeclarationHaveABody() || FD->isDependentContext() ||
+      FD->isInvalidDecl())
+    return;
+  checkParamSpace(FD, Idx);
+  for (unsigned I : Idx) {
+    UseSink Sink;
+    walkVarRefs(FD->getParamDecl(I), FD, 0, /*IsKernelParam=*/true,
+                /*Editable=*/true, ValueMode::Pointer, Sink);
+    DescriptorParam &DP = paramFacts(FD, I);
+    DP.DefinitionSeen = true;
+    DP.Where = ST.point(FD->getParamDecl(I)->getLocation());
+    llvm::append_range(DP.Edits, Sink.Edits);
+    llvm::append_range(DP.FencesRemoved, Sink.Fences);
+    llvm::append_range(DP.Blockers, Sink.Blockers);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Device side: every use of the descriptor pointer must be a read.
+
+void PassAnalyzer::walkVarRefs(const VarDecl *V, const FunctionDecl *Fn,
+                               unsigned Depth, bool IsKernelParam, bool Editable,
+                               ValueMode M, UseSink &Sink) {
+  auto It = index(Fn).Refs.find(V);
+  if (It == index(Fn).Refs.end())
+    return;
+  for (const DeclRefExpr *R : It->second)
+    walkRef(R, Fn, Depth, IsKernelParam, Editable, M, Sink);
+}
+
+void PassAnalyzer::walkRef(const DeclRefExpr *R, const FunctionDecl *Fn,
+                           unsigned Depth, bool IsKernelParam, bool Editable,
+                           ValueMode M, UseSink &Sink) {
+  std::string Name = R->getDecl()->getNameAsString();
+  const Stmt *P = parent(Fn, R);
+  const Expr *Cur = R;
+  while (P && isa<ParenExpr>(P)) {
+    Cur = cast<Expr>(P);
+    P = parent(Fn, P);
+  }
+  if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P)) {
+    if (IC->getCastKind() == CK_LValueToRValue) {
+      walkValue(IC, Fn, Depth, Editable ? R : nullptr, M, Sink);
+      return;
+    }
+  }
+  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P)) {
+    if (UO->getOpcode() == UO_AddrOf) {
+      block(Sink, DiagID::Escapes, "the address of '" + Name + "' is taken",
+            UO->getBeginLoc());
+      return;
+    }
+    if (UO->isIncrementDecrementOp()) {
+      block(Sink, DiagID::RuntimeIndex, "'" + Name + "' is incremented or decremented",
+            UO->getBeginLoc());
+      return;
+    }
+  }
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P)) {
+    if (BO->isAssignmentOp() && BO->getLHS()->IgnoreParens() == R) {
+      if (IsKernelParam)
+        block(Sink, BO->isCompoundAssignmentOp() ? DiagID::RuntimeIndex : DiagID::DeviceWrite,
+              "parameter '" + Name + "' is assigned in the kernel", BO->getBeginLoc());
+      // An alias that is reassigned simply stops being an alias.
+      return;
+    }
+  }
+  block(Sink, DiagID::Escapes,
+        "'" + Name + "' is used in a way that cannot be followed (" +
+            (P ? std::string(P->getStmtClassName()) : std::string("?")) + ")",
+        R->getBeginLoc());
+}
+
+void PassAnalyzer::walkValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
+                             const DeclRefExpr *Direct, ValueMode M, UseSink &Sink) {
+  std::string Name = Direct ? Direct->getDecl()->getNameAsString() : "descriptor pointer";
+  while (true) {
+    const Stmt *P = parent(Fn, E);
+    if (!P) {
+      block(Sink, DiagID::Escapes, "value of '" + Name + "' is discarded in an unknown context",
+            E->getBeginLoc());
+      return;
+    }
+    if (isa<ParenExpr>(P)) {
+      E = cast<Expr>(P);
+      continue;
+    }
+    if (const auto *IC = dyn_cast<ImplicitCastExpr>(P)) {
+      CastKind K = IC->getCastKind();
+      if (M == ValueMode::Pointer) {
+        if (K == CK_NoOp || K == CK_BitCast || K == CK_LValueToRValue) {
+          if (isPointerToNonConst(IC->getType()) &&
+                   !isDescriptorPointer(IC->getType())) {
+            block(Sink, DiagID::DeviceWrite,
+                  "'" + Name + "' is converted to '" + IC->getType().getAsString() +
+                      "', a pointer to non-const",
+                  IC->getBeginLoc());
+            return;
+          }
+          E = IC;
+          continue;
+        }
+        if (K == CK_PointerToIntegral) {
+          M = ValueMode::Integer;
+          E = IC;
+          continue;
+        }
+        block(Sink, DiagID::Escapes,
+              "'" + Name + "' is converted (" + IC->getCastKindName() +
+                  "); the result cannot be followed",
+              IC->getBeginLoc());
+        return;
+      }
+      if (K == CK_IntegralCast || K == CK_NoOp || K == CK_LValueToRValue) {
+        E = IC;
+        continue;
+      }
+      block(Sink, DiagID::Escapes,
+            "the address held in '" + Name + "' is converted (" +
+                IC->getCastKindName() + ")",
+            IC->getBeginLoc());
+      return;
+    }
+    if (const auto *EC = dyn_cast<ExplicitCastExpr>(P)) {
+      QualType T = EC->getType();
+      if (T->isIntegerType()) {
+        M = ValueMode::Integer;
+        E = EC;
+        continue;
+      }
+      if (T->isPointerType() && M == ValueMode::Pointer) {
+        if (isPointerToNonConst(T) && !isa<CStyleCastExpr>(EC)) {
+          block(Sink, DiagID::DeviceWrite,
+                "'" + Name + "' is cast to '" + T.getAsString() +
+                    "', a pointer to non-const",
+                EC->getBeginLoc());
+          return;
+        }
+        E = EC;
+        continue;
+      }
+      block(Sink, DiagID::Escapes,
+            "'" + Name + "' is cast to '" + T.getAsString() + "'", EC->getBeginLoc());
+      return;
+    }
+    if (M == ValueMode::Pointer) {
+      if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
+        if (UO->getOpcode() == UO_Deref) {
+          if (Direct) {
+            if (std::optional<CharSourceRange> R = ST.fileRange(UO->getOperatorLoc()))
+              Sink.Edits.push_back(ST.replace(*R, ""));
+            else
+              block(Sink, DiagID::InMacro, "'*" + Name + "' is spelled inside a macro",
+                    UO->getBeginLoc());
+          }
+          walkLValue(UO, Fn, Depth, Sink);
+          return;
+        }
+      }
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(P)) {
+        if (AS->getBase()->IgnoreParenImpCasts() == E->IgnoreParenImpCasts() ||
+            AS->getBase() == E) {
+          Expr::EvalResult Idx;
+          if (AS->getIdx()->EvaluateAsInt(Idx, Ctx) && Idx.Val.getInt() == 0) {
+            if (Direct) {
+              std::optional<CharSourceRange> Base = ST.fileRange(AS->getBase()->getSourceRange());
+              std::optional<CharSourceRange> All = ST.fileRange(AS->getSourceRange());
+              if (Base && All)
+                Sink.Edits.push_back(ST.replace(
+                    CharSourceRange::getCharRange(Base->getEnd(), All->getEnd()), ""));
+              else
+                block(Sink, DiagID::InMacro, "'" + Name + "[0]' is spelled inside a macro",
+                      AS->getBeginLoc());
+            }
+            walkLValue(AS, Fn, Depth, Sink);
+            return;
+          }
+          block(Sink, DiagID::RuntimeIndex,
+                "'" + Name + "' is indexed with '" + spelled(AS->getIdx()) +
+                    "', not the constant 0",
+                AS->getBeginLoc());
+          return;
+        }
+      }
+      if (const auto *ME = dyn_cast<MemberExpr>(P)) {
+        if (ME->isArrow()) {
+          if (Direct) {
+            if (std::optional<CharSourceRange> R = ST.fileRange(ME->getOperatorLoc()))
+              Sink.Edits.push_back(ST.replace(*R, "."));
+            else
+              block(Sink, DiagID::InMacro, "'" + Name + "->' is spelled inside a macro",
+                    ME->getBeginLoc());
+          }
+          walkLValue(ME, Fn, Depth, Sink);
+          return;
+        }
+      }
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+      if (BO->isAdditiveOp() || BO->getOpcode() == BO_AddAssign ||
+          BO->getOpcode() == BO_SubAssign) {
+        block(Sink, DiagID::RuntimeIndex,
+              "pointer arithmetic on '" + Name + "' ('" + spelled(BO) + "')",
+              BO->getBeginLoc());
+        return;
+      }
+      if (BO->isAssignmentOp() && BO->getRHS() == E) {
+        block(Sink, DiagID::Escapes,
+              "'" + Name + "' is stored ('" + spelled(BO) + "')", BO->getBeginLoc());
+        return;
+      }
+      block(Sink, DiagID::Escapes,
+            "'" + Name + "' is used in '" + spelled(BO) + "'", BO->getBeginLoc());
+      return;
+    }
+    if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(P)) {
+      block(Sink, DiagID::Escapes,
+            "'" + Name + "' is passed to a launch of another kernel", KC->getBeginLoc());
+      return;
+    }
+    if (const auto *CE = dyn_cast<CallExpr>(P)) {
+      handleCallArg(CE, E, Fn, Depth, Direct, M, Sink);
+      return;
+    }
+    if (const auto *AS = dyn_cast<GCCAsmStmt>(P)) {
+      handleAsm(AS, E, Fn, Depth, Direct, Sink);
+      return;
+    }
+    if (const auto *DS = dyn_cast<DeclStmt>(P)) {
+      handleAlias(DS, E, Fn, Depth, Direct, M, Sink);
+      return;
+    }
+    if (isa<ReturnStmt>(P)) {
+      block(Sink, DiagID::Escapes, "'" + Name + "' is returned", P->getBeginLoc());
+      return;
+    }
+    block(Sink, DiagID::Escapes,
+          "'" + Name + "' is used in a " + P->getStmtClassName() +
+              " that cannot be followed",
+          P->getBeginLoc());
+    return;
+  }
+}
+
+void PassAnalyzer::walkLValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
+                              UseSink &Sink) {
+  while (true) {
+    const Stmt *P = parent(Fn, E);
+    if (!P)
+      return;
+    if (isa<ParenExpr>(P) || isa<MemberExpr>(P)) {
+      E = cast<Expr>(P);
+      continue;
+    }
+    if (const auto *IC = dyn_cast<ImplicitCastExpr>(P)) {
+      if (IC->getCastKind() == CK_LValueToRValue)
+        return; // a read
+      if (IC->getCastKind() == CK_ArrayToPointerDecay || IC->getCastKind() == CK_NoOp) {
+        E = IC;
+        continue;
+      }
+      block(Sink, DiagID::Escapes, "the descriptor is converted (" +
+                                       std::string(IC->getCastKindName()) + ")",
+            IC->getBeginLoc());
+      return;
+    }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(P)) {
+      if (AS->getBase() == E) {
+        E = AS;
+        continue;
+      }
+      return; // used as an index: a read
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
+      if (UO->getOpcode() == UO_AddrOf) {
+        // '&*p': a pointer again, followed like the parameter itself.
+        walkValue(UO, Fn, Depth, nullptr, ValueMode::Pointer, Sink);
+        return;
+      }
+      if (UO->isIncrementDecrementOp()) {
+        block(Sink, DiagID::DeviceWrite, "the descriptor is modified ('" + spelled(UO) + "')",
+              UO->getBeginLoc());
+        return;
+      }
+      return;
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+      if (BO->isAssignmentOp() && BO->getLHS() == E)
+        block(Sink, DiagID::DeviceWrite, "the descriptor is written ('" + spelled(BO) + "')",
+              BO->getBeginLoc());
+      return;
+    }
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(P)) {
+      if (OC->isAssignmentOp() && OC->getArg(0) == E)
+        block(Sink, DiagID::DeviceWrite, "the descriptor is written ('" + spelled(OC) + "')",
+              OC->getBeginLoc());
+      return;
+    }
+    if (isa<CXXConstructExpr>(P) || isa<UnaryExprOrTypeTraitExpr>(P))
+      return; // a copy, or sizeof
+    if (const auto *CE = dyn_cast<CallExpr>(P)) {
+      const FunctionDecl *FD = CE->getDirectCallee();
+      for (unsigned I = 0; FD && I < CE->getNumArgs() && I < FD->getNumParams(); ++I)
+        if (CE->getArg(I) == E) {
+          QualType T = FD->getParamDecl(I)->getType();
+          if (T->isReferenceType() && !T->getPointeeType().isConstQualified())
+            block(Sink, DiagID::DeviceWrite,
+                  "the descriptor is bound to a non-const reference of '" +
+                      FD->getNameAsString() + "'",
+                  CE->getBeginLoc());
+          return;
+        }
+      block(Sink, DiagID::Escapes, "the descriptor is passed to a call that cannot be followed",
+            CE->getBeginLoc());
+      return;
+    }
+    block(Sink, DiagID::Escapes,
+          std::string("the descriptor is used in a ") + P->getStmtClassName() +
+              " that cannot be followed",
+          P->getBeginLoc());
+    return;
+  }
+}
+
+bool isFenceWrapper(const FunctionDecl *FD) {
+  return FD && FD->getDeclName().isIdentifier() &&
+         FD->getName() == "fence_proxy_tensormap_generic";
+}
+
+void PassAnalyzer::handleCallArg(const CallExpr *CE, const Expr *Arg,
+                                 const FunctionDecl *Fn, unsigned Depth,
+                                 const DeclRefExpr *Direct, ValueMode M, UseSink &Sink) {
+  std::string Name = Direct ? Direct->getDecl()->getNameAsString() : "descriptor pointer";
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || CE->getCallee() == Arg) {
+    block(Sink, DiagID::Escapes, "'" + Name + "' is passed through an indirect call",
+          CE->getBeginLoc());
+    return;
+  }
+  std::string Callee = FD->getQualifiedNameAsString();
+  if (isFenceWrapper(FD)) {
+    std::string Sem = CE->getNumArgs() ? CE->getArg(0)->getType().getAsString() : "";
+    if (Sem.find("sem_release") != std::string::npos) {
+      block(Sink, DiagID::DeviceWrite,
+            "'" + Name + "' is released with '" + Callee + "'", CE->getBeginLoc());
+      return;
+    }
+    if (Sem.find("sem_acquire") != std::string::npos) {
+      removeFence(CE, Fn, Depth, Callee, Sink);
+      return;
+    }
+  }
+  unsigned I = 0;
+  while (I < CE->getNumArgs() && CE->getArg(I) != Arg)
+    ++I;
+  if (I >= FD->getNumParams()) {
+    block(Sink, DiagID::Escapes,
+          "'" + Name + "' is passed to '" + Callee + "' as a variadic argument",
+          CE->getBeginLoc());
+    return;
+  }
+  const ParmVarDecl *PVD = FD->getParamDecl(I);
+  QualType PT = PVD->getType();
+  if (M == ValueMode::Pointer && isPointerToNonConst(PT)) {
+    block(Sink, DiagID::DeviceWrite,
+          "'" + Name + "' is passed to '" + Callee + "' as '" + PT.getAsString() +
+              "', a pointer to non-const",
+          CE->getBeginLoc());
+    return;
+  }
+  if (!(PT->isPointerType() || PT->isIntegerType())) {
+    block(Sink, DiagID::Escapes,
+          "'" + Name + "' is passed to '" + Callee + "' as '" + PT.getAsString() + "'",
+          CE->getBeginLoc());
+    return;
+  }
+  const FunctionDecl *Def = nullptr;
+  if (!FD->hasBody(Def) || !Def || Def->isDependentContext()) {
+    block(Sink, DiagID::Escapes,
+          "'" + Name + "' is passed to '" + Callee +
+              "', whose body is not visible in this translation unit",
+          CE->getBeginLoc());
+    return;
+  }
+  auto Key = std::make_pair(Def, I);
+  if (!HelpersInProgress.count(Key)) {
+    auto Memo = HelperMemo.find(Key);
+    if (Memo == HelperMemo.end()) {
+      std::vector<Blocker> Found;
+      if (Depth >= 12) {
+        Found.push_back({DiagID::Escapes, "calls nest too deeply to follow",
+                         ST.point(CE->getBeginLoc()), {}});
+      } else {
+        HelpersInProgress.insert(Key);
+        UseSink Helper;
+        walkVarRefs(Def->getParamDecl(I), Def, Depth + 1, /*IsKernelParam=*/false,
+                    /*Editable=*/false,
+                    PT->isIntegerType() ? ValueMode::Integer : ValueMode::Pointer, Helper);
+        HelpersInProgress.erase(Key);
+        Found = std::move(Helper.Blockers);
+      }
+      Memo = HelperMemo.emplace(Key, std::move(Found)).first;
+    }
+    for (Blocker B : Memo->second) {
+      B.Notes.push_back({"through the call to '" + Callee + "' here",
+                         ST.point(CE->getBeginLoc())});
+      Sink.Blockers.push_back(std::move(B));
+    }
+  }
+  addressOf(Direct, Sink);
+}
+
+void PassAnalyzer::handleAsm(const GCCAsmStmt *AS, const Expr *Operand,
+                             const FunctionDecl *Fn, unsigned Depth,
+                             const DeclRefExpr *Direct, UseSink &Sink) {
+  std::string Name = Direct ? Direct->getDecl()->getNameAsString() : "descriptor pointer";
+  for (unsigned I = 0; I < AS->getNumOutputs(); ++I)
+    if (AS->getOutputExpr(I) == Operand) {
+      block(Sink, DiagID::DeviceWrite, "'" + Name + "' is an output of inline assembly",
+            AS->getBeginLoc());
+      return;
+    }
+  unsigned Index = 0;
+  std::string OpName;
+  bool Found = false;
+  for (unsigned I = 0; I < AS->getNumInputs(); ++I)
+    if (AS->getInputExpr(I) == Operand) {
+      Index = AS->getNumOutputs() + I;
+      OpName = AS->getInputName(I).str();
+      Found = true;
+    }
+  if (!Found) {
+    block(Sink, DiagID::Escapes, "'" + Name + "' is used in inline assembly in an unknown role",
+          AS->getBeginLoc());
+    return;
+  }
+  AsmOperandUse Use = classifyAsmOperand(AS->getAsmString(), Index, OpName);
+  switch (Use.Role) {
+  case AsmOperandRole::NotReferenced:
+  case AsmOperandRole::TensorRead:
+    addressOf(Direct, Sink);
+    return;
+  case AsmOperandRole::AcquireFence:
+    if (!Use.SoleAcquireFence) {
+      block(Sink, DiagID::InMacro,
+            "the acquire fence on '" + Name +
+                "' shares its asm statement with other instructions",
+            AS->getBeginLoc());
+      return;
+    }
+    removeFence(AS, Fn, Depth, "fence.proxy.tensormap::generic.acquire", Sink);
+    return;
+  case AsmOperandRole::Write:
+    block(Sink, DiagID::DeviceWrite,
+          "'" + Name + "' is modified by '" + Use.Instruction + "'", AS->getBeginLoc());
+    return;
+  case AsmOperandRole::Unknown:
+    block(Sink, DiagID::Escapes,
+          "'" + Name + "' is used by '" + Use.Instruction +
+              "', not known to accept a kernel-parameter address",
+          AS->getBeginLoc());
+    return;
+  }
+}
+
+void PassAnalyzer::removeFence(const Stmt *S, const FunctionDecl *Fn, unsigned Depth,
+                               llvm::StringRef What, UseSink &Sink) {
+  if (Depth > 0) {
+    block(Sink, DiagID::Escapes,
+          "the helper '" + Fn->getQualifiedNameAsString() + "' fences the descriptor with '" +
+              What.str() + "'; a shared helper is not edited",
+          S->getBeginLoc());
+    return;
+  }
+  // Climb to the statement itself (a call may sit in an ExprWithCleanups).
+  const Stmt *Cur = S;
+  const Stmt *P = parent(Fn, Cur);
+  while (P && (isa<ExprWithCleanups>(P) || isa<ParenExpr>(P) ||
+               (isa<CStyleCastExpr>(P) && cast<Expr>(P)->getType()->isVoidType()))) {
+    Cur = P;
+    P = parent(Fn, P);
+  }
+  std::optional<TextEdit> Edit = ST.removeStatement(Cur->getSourceRange());
+  if (!Edit) {
+    block(Sink, DiagID::InMacro,
+          "the acquire fence is part of a macro expansion that also does other work",
+          S->getBeginLoc());
+    return;
+  }
+  if (!P || !isa<CompoundStmt>(P)) {
+    // The body of an if/for: keep a statement there.
+    std::optional<CharSourceRange> R = ST.fileRange(Cur->getSourceRange());
+    TextEdit Braces = ST.replace(*R, "{}");
+    if (Edit->Offset <= Braces.Offset &&
+        Braces.Offset + Braces.Length <= Edit->Offset + Edit->Length) {
+      // Include the ';' the removal took, if any.
+      unsigned SemiEnd = Braces.Offset + Braces.Length;
+      const SourceManager &SM = Ctx.getSourceManager();
+      StringRef Buf = SM.getBufferData(SM.getFileID(R->getBegin()));
+      unsigned Q = SemiEnd;
+      while (Q < Buf.size() && (Buf[Q] == ' ' || Buf[Q] == '\t'))
+        ++Q;
+      if (Q < Buf.size() && Buf[Q] == ';')
+        Braces.Length = Q + 1 - Braces.Offset;
+    }
+    Edit = Braces;
+  }
+  Sink.Edits.push_back(*Edit);
+  Sink.Fences.push_back(ST.point(S->getBeginLoc()));
+}
+
+void PassAnalyzer::handleAlias(const DeclStmt *DS, const Expr *Init,
+                               const FunctionDecl *Fn, unsigned Depth,
+                               const DeclRefExpr *Direct, ValueMode M, UseSink &Sink) {
+  std::string Name = Direct ? Direct->getDecl()->getNameAsString() : "descriptor pointer";
+  const VarDecl *V = nullptr;
+  for (const Decl *D : DS->decls())
+    if (const auto *VD = dyn_cast<VarDecl>(D))
+      if (VD->getInit() == Init)
+        V = VD;
+  if (!V) {
+    block(Sink, DiagID::Escapes, "'" + Name + "' is used in a declaration that cannot be followed",
+          DS->getBeginLoc());
+    return;
+  }
+  if (!V->hasLocalStorage() || V->getType()->isReferenceType()) {
+    block(Sink, DiagID::Escapes,
+          "'" + Name + "' is stored in '" + V->getNameAsString() + "'", V->getLocation());
+    return;
+  }
+  bool IsAuto = V->getType()->getContainedAutoType() != nullptr;
+  if (M == ValueMode::Pointer && !IsAuto && isPointerToNonConst(V->getType())) {
+    block(Sink, DiagID::DeviceWrite,
+          "'" + Name + "' initialises '" + V->getNameAsString() + "' of type '" +
+              V->getType().getAsString() + "', a pointer to non-const",
+          V->getLocation());
+    return;
+  }
+  addressOf(Direct, Sink);
+  ValueMode VM = V->getType()->isIntegerType() ? ValueMode::Integer : ValueMode::Pointer;
+  walkVarRefs(V, Fn, Depth, /*IsKernelParam=*/false, /*Editable=*/false, VM, Sink);
+}
+
+// ---------------------------------------------------------------------------
+// Host side: launches, device buffers, host descriptors.
+
+const Stmt *PassAnalyzer::topStatement(const Stmt *S, const FunctionDecl *Fn) {
+  const Stmt *Cur = S;
+  while (const Stmt *P = parent(Fn, Cur)) {
+    if (isa<CompoundStmt>(P))
+      return Cur;
+    Cur = P;
+  }
+  return Cur;
+}
+
+const DeclStmt *PassAnalyzer::declStmtOf(const VarDecl *V, const FunctionDecl *Fn) {
+  llvm::SmallVector<const Stmt *, 64> Work{Fn->getBody()};
+  while (!Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (D == V)
+          return DS;
+    for (const Stmt *C : S->children())
+      Work.push_back(C);
+  }
+  return nullptr;
+}
+
+bool PassAnalyzer::isAncestor(const Stmt *A, const Stmt *S, const FunctionDecl *Fn) {
+  for (const Stmt *Cur = S; Cur; Cur = parent(Fn, Cur))
+    if (Cur == A)
+      return true;
+  return false;
+}
+
+bool PassAnalyzer::between(const Stmt *From, const Stmt *To, const Stmt *X,
+                           const FunctionDecl *Fn) {
+  unsigned XOff = offsetOf(X->getBeginLoc());
+  if (XOff > offsetOf(From->getEndLoc()) && XOff < offsetOf(To->getBeginLoc()))
+    return true;
+  // A loop around the launch but not around the copy runs X again before
+  // the next launch.
+  for (const Stmt *L = parent(Fn, To); L; L = parent(Fn, L))
+    if (isLoop(L) && isAncestor(L, X, Fn) && !isAncestor(L, From, Fn))
+      return true;
+  return false;
+}
+
+std::vector<TextEdit> PassAnalyzer::removeHostCall(const CallExpr *CE,
+                                                   const FunctionDecl *Fn) {
+  const Stmt *Cur = CE;
+  const Stmt *P = parent(Fn, Cur);
+  while (P && (isa<ExprWithCleanups>(P) || isa<ParenExpr>(P) ||
+               (isa<CStyleCastExpr>(P) && cast<Expr>(P)->getType()->isVoidType()))) {
+    Cur = P;
+    P = parent(Fn, P);
+  }
+  if (P && isa<CompoundStmt>(P)) {
+    if (std::optional<TextEdit> E = ST.removeStatement(Cur->getSourceRange()))
+      return {*E};
+    return {};
+  }
+  // An error-checking macro around exactly this call: CHECK(cudaFree(d));
+  const Stmt *Top = topStatement(CE, Fn);
+  std::optional<CharSourceRange> TopR = ST.fileRange(Top->getSourceRange());
+  std::optional<CharSourceRange> CallR = ST.fileRange(CE->getSourceRange());
+  if (!TopR || !CallR || !Top->getBeginLoc().isMacroID())
+    return {};
+  const SourceManager &SM = Ctx.getSourceManager();
+  unsigned TB = SM.getFileOffset(TopR->getBegin()), TE = SM.getFileOffset(TopR->getEnd());
+  unsigned CB = SM.getFileOffset(CallR->getBegin()), CEnd = SM.getFileOffset(CallR->getEnd());
+  if (SM.getFileID(TopR->getBegin()) != SM.getFileID(CallR->getBegin()) || CB < TB ||
+      CEnd > TE)
+    return {};
+  StringRef Buf = SM.getBufferData(SM.getFileID(TopR->getBegin()));
+  StringRef Before = Buf.slice(TB, CB).trim();
+  StringRef After = Buf.slice(CEnd, TE).trim();
+  if (!Before.ends_with("(") || After != ")")
+    return {};
+  StringRef Macro = Before.drop_back().trim();
+  if (Macro.empty() || !llvm::all_of(Macro, [](char C) { return isAsciiIdentifierContinue(C); }))
+    return {};
+  if (std::optional<TextEdit> E = ST.removeStatement(Top->getSourceRange()))
+    return {*E};
+  return {};
+}
+
+DeviceBuffer &PassAnalyzer::bufferFacts(const VarDecl *V, const FunctionDecl *Fn) {
+  auto It = BufferSlot.find(V);
+  if (It != BufferSlot.end())
+    return Out.Buffers[It->second];
+  DeviceBuffer B;
+  B.Where = ST.point(V->getLocation());
+  B.Key = B.Where.File + ":" + std::to_string(B.Where.Offset);
+  B.Name = V->getNameAsString();
+  std::vector<CopyInfo> &Copies = BufferCopies[V];
+  std::vector<const Stmt *> &Others = BufferOtherUses[V];
+
+  // The declaration.
+  {
+    HostUse U;
+    U.Kind = HostUseKind::Declaration;
+    U.Where = B.Where;
+    U.What = "declaration of '" + B.Name + "'";
+    const DeclStmt *DS = declStmtOf(V, Fn);
+    const Expr *Init = V->getInit();
+    bool TrivialInit = !Init || Init->IgnoreParenImpCasts()->isNullPointerConstant(
+                                    Ctx, Expr::NPC_ValueDependentIsNotNull) != Expr::NPCK_NotNull;
+    if (DS && DS->isSingleDecl() && TrivialInit && isa_and_nonnull<CompoundStmt>(parent(Fn, DS)))
+      if (std::optional<TextEdit> E = ST.removeStatement(DS->getSourceRange()))
+        U.Removal.push_back(*E);
+    B.Uses.push_back(std::move(U));
+  }
+
+  auto RefsIt = index(Fn).Refs.find(V);
+  if (RefsIt != index(Fn).Refs.end())
+    for (const DeclRefExpr *R : RefsIt->second) {
+      HostUse U;
+      U.Where = ST.point(R->getBeginLoc());
+      U.Kind = HostUseKind::Other;
+      U.What = "use of '" + B.Name + "'";
+      const Stmt *Cur = R;
+      const Stmt *P = parent(Fn, Cur);
+      auto Climb = [&] {
+        while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P))) {
+          Cur = P;
+          P = parent(Fn, P);
+        }
+      };
+      const CallExpr *Call = nullptr;
+      bool AddrTaken = false;
+      if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P);
+          UO && UO->getOpcode() == UO_AddrOf) {
+        AddrTaken = true;
+        Cur = UO;
+        P = parent(Fn, UO);
+      }
+      Climb();
+      Call = dyn_cast_or_null<CallExpr>(P);
+      std::string Name = Call ? calleeName(Call) : "";
+      bool FirstArg = Call && Call->getNumArgs() > 0 && Call->getArg(0) == Cur;
+      if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(P)) {
+        const FunctionDecl *K = KC->getDirectCallee();
+        for (unsigned I = 0; K && I < KC->getNumArgs(); ++I)
+          if (KC->getArg(I) == Cur && !AddrTaken && I < K->getNumParams() &&
+              isDescriptorPointer(K->getParamDecl(I)->getType()) && isKernel(K)) {
+            U.Kind = HostUseKind::Launch;
+            U.What = "launch of '" + patternOf(K)->getQualifiedNameAsString() + "'";
+          }
+      } else if (AddrTaken && FirstArg && (Name == "cudaMalloc" || Name == "cudaMallocAsync")) {
+        U.Kind = HostUseKind::Alloc;
+      } else if (!AddrTaken && FirstArg && (Name == "cudaFree" || Name == "cudaFreeAsync")) {
+        U.Kind = HostUseKind::Free;
+      } else if (!AddrTaken && FirstArg &&
+                 (Name == "cudaMemcpy" || Name == "cudaMemcpyAsync") &&
+                 Call->getNumArgs() >= 4) {
+        Expr::EvalResult Size, Kind;
+        bool SizeOk = Call->getArg(2)->EvaluateAsInt(Size, Ctx) &&
+                      Size.Val.getInt() == 128;
+        bool KindOk = Call->getArg(3)->EvaluateAsInt(Kind, Ctx) &&
+                      (Kind.Val.getInt() == 1 /*HostToDevice*/ ||
+                       Kind.Val.getInt() == 4 /*Default*/);
+        if (SizeOk && KindOk) {
+          U.Kind = HostUseKind::Copy;
+          Copies.push_back({Call, topStatement(Call, Fn)});
+        }
+      }
+      if (U.Kind == HostUseKind::Alloc || U.Kind == HostUseKind::Copy ||
+          U.Kind == HostUseKind::Free) {
+        U.What = Name;
+        U.Removal = removeHostCall(Call, Fn);
+      }
+      if (U.Kind == HostUseKind::Other)
+        Others.push_back(R);
+      B.Uses.push_back(std::move(U));
+    }
+  BufferSlot[V] = Out.Buffers.size();
+  Out.Buffers.push_back(std::move(B));
+  return Out.Buffers.back();
+}
+
+/// Is this reference to the host descriptor a plain read?
+enum class HostRefKind { Read, Write, AddressEscapes };
+
+HostRefKind classifyHostRef(const DeclRefExpr *R, ParentMap &PM) {
+  const Stmt *Cur = R;
+  const Stmt *P = PM.getParent(Cur);
+  auto Up = [&] {
+    Cur = P;
+    P = PM.getParent(P);
+  };
+  while (P && (isa<ParenExpr>(P) || isa<MemberExpr>(P) ||
+               (isa<ArraySubscriptExpr>(P) && cast<ArraySubscriptExpr>(P)->getBase() == Cur) ||
+               (isa<ImplicitCastExpr>(P) &&
+                cast<ImplicitCastExpr>(P)->getCastKind() == CK_ArrayToPointerDecay)))
+    Up();
+  if (!P)
+    return HostRefKind::Write;
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(P))
+    if (IC->getCastKind() == CK_LValueToRValue || IC->getCastKind() == CK_NoOp)
+      return HostRefKind::Read;
+  if (isa<CXXConstructExpr>(P) || isa<UnaryExprOrTypeTraitExpr>(P) ||
+      isa<CUDAKernelCallExpr>(P))
+    return HostRefKind::Read;
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(P))
+    return OC->isAssignmentOp() && OC->getArg(0) == Cur ? HostRefKind::Write
+                                                        : HostRefKind::Read;
+  if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
+    if (UO->getOpcode() != UO_AddrOf)
+      return HostRefKind::Write;
+    Up();
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P)))
+      Up();
+    const auto *CE = dyn_cast_or_null<CallExpr>(P);
+    if (!CE)
+      return HostRefKind::AddressEscapes;
+    const FunctionDecl *FD = CE->getDirectCallee();
+    for (unsigned I = 0; FD && I < CE->getNumArgs() && I < FD->getNumParams(); ++I)
+      if (CE->getArg(I) == Cur) {
+        QualType T = FD->getParamDecl(I)->getType();
+        if (T->isPointerType() && T->getPointeeType().isConstQualified())
+          return HostRefKind::Read;
+        return HostRefKind::Write;
+      }
+    return HostRefKind::Write;
+  }
+  if (const auto *CE = dyn_cast<CallExpr>(P)) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    for (unsigned I = 0; FD && I < CE->getNumArgs() && I < FD->getNumParams(); ++I)
+      if (CE->getArg(I) == Cur) {
+        QualType T = FD->getParamDecl(I)->getType();
+        if (T->isReferenceType() && T->getPointeeType().isConstQualified())
+          return HostRefKind::Read;
+      }
+    return HostRefKind::Write;
+  }
+  return HostRefKind::Write;
+}
+
+/// `&h`, `&s.map`, `&maps[1]`: an lvalue with no side effects whose value
+/// the launch can name. Returns its root variable.
+const VarDecl *simpleLValueRoot(const Expr *E, ASTContext &Ctx) {
+  E = E->IgnoreParens();
+  if (const auto *R = dyn_cast<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(R->getDecl());
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return ME->isArrow() ? nullptr : simpleLValueRoot(ME->getBase(), Ctx);
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    Expr::EvalResult Idx;
+    if (!AS->getIdx()->EvaluateAsInt(Idx, Ctx))
+      return nullptr;
+    return simpleLValueRoot(AS->getBase()->IgnoreImpCasts(), Ctx);
+  }
+  return nullptr;
+}
+
+void PassAnalyzer::analyzeLaunch(const CUDAKernelCallExpr *CE, const FunctionDecl *Fn) {
+  const FunctionDecl *K = CE->getDirectCallee();
+  if (!isKernel(K))
+    return;
+  for (unsigned I : descriptorParamIndexes(K)) {
+    if (I >= CE->getNumArgs())
+      continue;
+    LaunchSite LS;
+    LS.ParamKey = paramKey(K, I);
+    LS.KernelName = patternOf(K)->getQualifiedNameAsString();
+    const Expr *Arg = CE->getArg(I);
+    LS.Where = ST.point(Arg->getBeginLoc());
+    LS.HostDescriptor = spelled(Arg);
+    auto Refuse = [&](DiagID ID, std::string Msg, SourceLocation L,
+                      std::vector<Note> Notes = {}) {
+      LS.Blockers.push_back({ID, std::move(Msg), ST.point(L), std::move(Notes)});
+      Out.Launches.push_back(LS);
+    };
+    if (Fn->hasAttr<CUDAGlobalAttr>() || Fn->hasAttr<CUDADeviceAttr>()) {
+      Refuse(DiagID::LaunchNotRewritable,
+             "'" + LS.KernelName + "' is launched from device code", CE->getBeginLoc());
+      continue;
+    }
+    const auto *DR = dyn_cast<DeclRefExpr>(Arg->IgnoreParenImpCasts());
+    const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    if (!V) {
+      Refuse(DiagID::HostNotTraceable,
+             "the descriptor argument '" + LS.HostDescriptor +
+                 "' is not a variable holding a device copy",
+             Arg->getBeginLoc());
+      continue;
+    }
+    if (isa<ParmVarDecl>(V)) {
+      Refuse(DiagID::HostNotTraceable,
+             "'" + V->getNameAsString() + "' is a parameter of '" +
+                 Fn->getQualifiedNameAsString() + "'; its callers are not followed",
+             Arg->getBeginLoc());
+      continue;
+    }
+    if (!V->hasLocalStorage() || V->isStaticLocal()) {
+      Refuse(DiagID::HostNotTraceable,
+             "'" + V->getNameAsString() + "' is not a local variable of '" +
+                 Fn->getQualifiedNameAsString() + "'",
+             Arg->getBeginLoc());
+      continue;
+    }
+    std::optional<CharSourceRange> ArgRange = ST.fileRange(DR->getSourceRange());
+    if (!ArgRange) {
+      Refuse(DiagID::InMacro,
+             "the argument '" + V->getNameAsString() + "' is spelled inside a macro body",
+             Arg->getBeginLoc());
+      continue;
+    }
+    DeviceBuffer &Buf = bufferFacts(V, Fn);
+    LS.BufferKey = Buf.Key;
+    // The copy that reaches this launch: in a block around the launch, before it.
+    const Stmt *Launch = CE;
+    const CopyInfo *Reaching = nullptr;
+    for (const CopyInfo &C : BufferCopies[V]) {
+      const Stmt *Block = parent(Fn, C.Top);
+      if (!Block || !isAncestor(Block, Launch, Fn) || isAncestor(C.Top, Launch, Fn))
+        continue;
+      if (offsetOf(C.Top->getEndLoc()) >= offsetOf(CE->getBeginLoc()))
+        continue;
+      if (!Reaching || offsetOf(C.Top->getBeginLoc()) > offsetOf(Reaching->Top->getBeginLoc()))
+        Reaching = &C;
+    }
+    if (!Reaching) {
+      Refuse(DiagID::HostNotTraceable,
+             "no cudaMemcpy of a host descriptor into '" + V->getNameAsString() +
+                 "' reaches this launch",
+             Arg->getBeginLoc(), {{"'" + V->getNameAsString() + "' is declared here", Buf.Where}});
+      continue;
+    }
+    std::vector<Note> CopyNote{{"copied here", ST.point(Reaching->Call->getBeginLoc())}};
+    // Anything else that may change the device copy in between.
+    bool Blocked = false;
+    for (const CopyInfo &C : BufferCopies[V])
+      if (&C != Reaching && between(Reaching->Top, Launch, C.Call, Fn)) {
+        Refuse(DiagID::HostNotTraceable,
+               "'" + V->getNameAsString() + "' is copied again between the copy and the launch",
+               C.Call->getBeginLoc(), CopyNote);
+        Blocked = true;
+        break;
+      }
+    for (const Stmt *O : BufferOtherUses[V])
+      if (!Blocked && between(Reaching->Top, Launch, O, Fn)) {
+        Refuse(DiagID::HostNotTraceable,
+               "'" + V->getNameAsString() +
+                   "' is used between the copy and the launch; it may no longer hold the copied value",
+               O->getBeginLoc(), CopyNote);
+        Blocked = true;
+      }
+    if (Blocked)
+      continue;
+    const Expr *Src = Reaching->Call->getArg(1)->IgnoreParenImpCasts();
+    while (const auto *EC = dyn_cast<ExplicitCastExpr>(Src))
+      Src = EC->getSubExpr()->IgnoreParenImpCasts();
+    const auto *Addr = dyn_cast<UnaryOperator>(Src);
+    const Expr *HostLV = Addr && Addr->getOpcode() == UO_AddrOf ? Addr->getSubExpr() : nullptr;
+    const VarDecl *H = HostLV && isTensorMapRecord(HostLV->getType())
+                           ? simpleLValueRoot(HostLV, Ctx)
+                           : nullptr;
+    if (!H) {
+      Refuse(DiagID::HostNotTraceable,
+             "the copy into '" + V->getNameAsString() + "' reads '" + spelled(Src) +
+                 "', not the address of a host CUtensorMap variable",
+             Reaching->Call->getBeginLoc());
+      continue;
+    }
+    if (!H->hasLocalStorage() && !isa<ParmVarDecl>(H)) {
+      Refuse(DiagID::HostNotTraceable,
+             "host descriptor '" + H->getNameAsString() +
+                 "' is not local to '" + Fn->getQualifiedNameAsString() +
+                 "'; other code may change it",
+             Reaching->Call->getBeginLoc());
+      continue;
+    }
+    // The launch must be able to name it.
+    if (!isa<ParmVarDecl>(H)) {
+      const Stmt *Decl = declStmtOf(H, Fn);
+      const Stmt *Scope = Decl ? parent(Fn, Decl) : nullptr;
+      if (!Scope || !isAncestor(Scope, Launch, Fn)) {
+        Refuse(DiagID::HostNotTraceable,
+               "host descriptor '" + H->getNameAsString() + "' is not in scope at the launch",
+               Arg->getBeginLoc(), CopyNote);
+        continue;
+      }
+    }
+    // It must still hold the copied value at the launch.
+    auto HRefs = index(Fn).Refs.find(H);
+    if (HRefs != index(Fn).Refs.end())
+      for (const DeclRefExpr *R : HRefs->second) {
+        HostRefKind RK = classifyHostRef(R, *index(Fn).PM);
+        if (RK == HostRefKind::AddressEscapes) {
+          Refuse(DiagID::HostNotTraceable,
+                 "the address of host descriptor '" + H->getNameAsString() +
+                     "' is kept here; changes through it cannot be followed",
+                 R->getBeginLoc(), CopyNote);
+          Blocked = true;
+          break;
+        }
+        if (RK == HostRefKind::Write && between(Reaching->Top, Launch, R, Fn)) {
+          Refuse(DiagID::HostNotTraceable,
+                 "host descriptor '" + H->getNameAsString() +
+                     "' is modified between the copy and the launch; by value the kernel "
+                     "would see the new contents",
+                 R->getBeginLoc(), CopyNote);
+          Blocked = true;
+          break;
+        }
+      }
+    if (Blocked)
+      continue;
+    LS.HostDescriptor = spelled(HostLV);
+    LS.Edits.push_back(ST.replace(*ArgRange, LS.HostDescriptor));
+    Out.Launches.push_back(std::move(LS));
+  }
+}
+
+void PassAnalyzer::analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn) {
+  const auto *K = cast<FunctionDecl>(R->getDecl());
+  static const llvm::StringSet<> AttributeQueries = {
+      "cudaFuncSetAttribute",
+      "cudaFuncGetAttributes",
+      "cudaFuncSetCacheConfig",
+      "cudaFuncSetSharedMemConfig",
+      "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+      "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+      "cudaOccupancyMaxPotentialBlockSize",
+      "cudaOccupancyMaxPotentialBlockSizeVariableSMem",
+      "cudaOccupancyMaxPotentialBlockSizeWithFlags",
+      "cudaOccupancyAvailableDynamicSMemPerBlock",
+      "cudaOccupancyMaxActiveClusters",
+      "cudaOccupancyMaxPotentialClusterSize"};
+  if (Fn && Fn->getBody()) {
+    const Stmt *Cur = R;
+    const Stmt *P = parent(Fn, Cur);
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
+      Cur = P;
+      P = parent(Fn, P);
+    }
+    if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(P))
+      if (KC->getCallee() == Cur)
+        return;
+    if (const auto *CE = dyn_cast_or_null<CallExpr>(P))
+      if (CE->getCallee() != Cur && AttributeQueries.contains(calleeName(CE)))
+        return;
+    if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P))
+      if (UO->getOpcode() == UO_AddrOf) {
+        const Stmt *Q = parent(Fn, UO);
+        while (Q && (isa<ParenExpr>(Q) || isa<ImplicitCastExpr>(Q) || isa<ExplicitCastExpr>(Q)))
+          Q = parent(Fn, Q);
+        if (const auto *CE = dyn_cast_or_null<CallExpr>(Q))
+          if (AttributeQueries.contains(calleeName(CE)))
+            return;
+      }
+  }
+  for (unsigned I : descriptorParamIndexes(K))
+    Out.ParamBlockers.push_back(
+        {paramKey(K, I),
+         {DiagID::LaunchNotRewritable,
+          "'" + patternOf(K)->getQualifiedNameAsString() +
+              "' is used here other than in a direct <<<>>> launch (function pointer or "
+              "launch API)",
+          ST.point(R->getBeginLoc()),
+          {}}});
+}
+
+PassFacts PassAnalyzer::run() {
+  Collector C(*this);
+  C.TraverseDecl(Ctx.getTranslationUnitDecl());
+  for (const FunctionDecl *K : Kernels)
+    analyzeKernel(K);
+  for (auto &[CE, Fn] : Launches)
+    analyzeLaunch(CE, Fn);
+  for (auto &[R, Fn] : KernelRefs)
+    analyzeKernelRef(R, Fn);
+  return std::move(Out);
+}
+
+} // namespace
+
+PassFacts analyzePass(ASTContext &Ctx, llvm::StringRef Side, const AnalysisOptions &Opts) {
+  PassAnalyzer A(Ctx, Side, Opts);
+  return A.run();
+}
+
+} // namespace tma

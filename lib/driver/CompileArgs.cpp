@@ -1,0 +1,96 @@
+#include "tma/CompileArgs.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Process.h"
+
+namespace tma {
+
+static unsigned readCudaVersion(llvm::StringRef Root) {
+  llvm::SmallString<256> Header(Root);
+  llvm::sys::path::append(Header, "include", "cuda.h");
+  auto Buf = llvm::MemoryBuffer::getFile(Header);
+  if (!Buf)
+    return 0;
+  llvm::StringRef Text = (*Buf)->getBuffer();
+  size_t Pos = Text.find("#define CUDA_VERSION ");
+  if (Pos == llvm::StringRef::npos)
+    return 0;
+  unsigned V = 0;
+  Text.substr(Pos + 21).ltrim().take_while(llvm::isDigit).getAsInteger(10, V);
+  return V;
+}
+
+static bool looksLikeCuda(llvm::StringRef Root) {
+  llvm::SmallString<256> Header(Root);
+  llvm::sys::path::append(Header, "include", "cuda.h");
+  return llvm::sys::fs::exists(Header);
+}
+
+CudaInstallation findCuda(llvm::StringRef Explicit) {
+  CudaInstallation C;
+  std::vector<std::pair<std::string, std::string>> Candidates;
+  if (!Explicit.empty())
+    Candidates.push_back({Explicit.str(), "--cuda-path"});
+  else {
+    if (std::optional<std::string> Env = llvm::sys::Process::GetEnv("CUDA_PATH"))
+      if (!Env->empty())
+        Candidates.push_back({*Env, "CUDA_PATH"});
+    if (llvm::ErrorOr<std::string> Nvcc = llvm::sys::findProgramByName("nvcc")) {
+      llvm::SmallString<256> Real;
+      if (llvm::sys::fs::real_path(*Nvcc, Real))
+        Real = *Nvcc;
+      Candidates.push_back({llvm::sys::path::parent_path(llvm::sys::path::parent_path(Real)).str(),
+                            "nvcc on PATH"});
+    }
+    Candidates.push_back({"/usr/local/cuda", "default"});
+  }
+  for (auto &[Path, By] : Candidates) {
+    if (!looksLikeCuda(Path)) {
+      if (By == "--cuda-path" || By == "CUDA_PATH") {
+        C.Error = "no CUDA toolkit at '" + Path + "' (from " + By +
+                  "): include/cuda.h is missing";
+        return C;
+      }
+      continue;
+    }
+    C.Path = Path;
+    C.FoundBy = By;
+    C.Version = readCudaVersion(Path);
+    return C;
+  }
+  C.Error = "no CUDA toolkit found: install the CUDA 13 toolkit at /usr/local/cuda, "
+            "or give --cuda-path=DIR or CUDA_PATH";
+  return C;
+}
+
+llvm::StringRef sideName(CudaSide S) {
+  return S == CudaSide::Device ? "device" : "host";
+}
+
+llvm::StringRef clangResourceDir() { return TMA_CLANG_RESOURCE_DIR; }
+
+std::vector<std::string> passArguments(CudaSide Side, const CompileOptions &Opts) {
+  std::vector<std::string> Args = {
+      "-x", "cuda",
+      Side == CudaSide::Device ? "--cuda-device-only" : "--cuda-host-only",
+      "--cuda-gpu-arch=" + Opts.GpuArch,
+      "-resource-dir=" + clangResourceDir().str(),
+      // The toolkit is newer than this clang knows: that is expected.
+      "-Wno-unknown-cuda-version",
+  };
+  if (!Opts.CudaPath.empty())
+    Args.push_back("--cuda-path=" + Opts.CudaPath);
+  bool HasStd = llvm::any_of(Opts.ExtraArgs, [](const std::string &A) {
+    return llvm::StringRef(A).starts_with("-std=");
+  });
+  if (!HasStd)
+    Args.push_back("-std=c++17");
+  llvm::append_range(Args, Opts.ExtraArgs);
+  return Args;
+}
+
+} // namespace tma

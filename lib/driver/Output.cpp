@@ -1,0 +1,308 @@
+#include "tma/Output.h"
+
+#include "clang/Tooling/Core/Replacement.h"
+#include "clang/Tooling/ReplacementsYaml.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/YAMLTraits.h"
+
+#include <set>
+#include <unistd.h>
+#include <sys/stat.h>
+
+namespace tma {
+
+llvm::Expected<std::string> applyEdits(llvm::StringRef Code, llvm::StringRef File,
+                                       const std::vector<TextEdit> &Edits) {
+  clang::tooling::Replacements Reps;
+  for (const TextEdit &E : Edits)
+    if (llvm::Error Err =
+            Reps.add(clang::tooling::Replacement(File, E.Offset, E.Length, E.Text)))
+      return std::move(Err);
+  return clang::tooling::applyAllReplacements(Code, Reps);
+}
+
+namespace {
+struct LineTable {
+  std::vector<unsigned> Starts;
+  explicit LineTable(llvm::StringRef T) {
+    Starts.push_back(0);
+    for (unsigned I = 0; I < T.size(); ++I)
+      if (T[I] == '\n')
+        Starts.push_back(I + 1);
+  }
+  unsigned lineOf(unsigned Off) const { // 0-based
+    return std::upper_bound(Starts.begin(), Starts.end(), Off) - Starts.begin() - 1;
+  }
+};
+
+std::vector<std::string> splitLines(llvm::StringRef T) {
+  std::vector<std::string> L;
+  while (!T.empty()) {
+    size_t N = T.find('\n');
+    if (N == llvm::StringRef::npos) {
+      L.push_back(T.str());
+      break;
+    }
+    L.push_back(T.substr(0, N + 1).str());
+    T = T.substr(N + 1);
+  }
+  return L;
+}
+} // namespace
+
+std::string unifiedDiff(llvm::StringRef Path, llvm::StringRef Old,
+                        std::vector<TextEdit> Edits) {
+  if (Edits.empty())
+    return std::string();
+  llvm::sort(Edits);
+  LineTable LT(Old);
+  std::vector<std::string> OldLines = splitLines(Old);
+  // Changed blocks: [A, B] old lines, replaced by NewLines.
+  struct Block {
+    unsigned A, B;
+    std::vector<TextEdit> Edits;
+    std::vector<std::string> NewLines;
+  };
+  std::vector<Block> Blocks;
+  for (const TextEdit &E : Edits) {
+    unsigned A = LT.lineOf(E.Offset);
+    unsigned B = E.Length ? LT.lineOf(E.Offset + E.Length - 1) : A;
+    if (!Blocks.empty() && A <= Blocks.back().B + 1) {
+      Blocks.back().B = std::max(Blocks.back().B, B);
+      Blocks.back().Edits.push_back(E);
+    } else {
+      Blocks.push_back({A, B, {E}, {}});
+    }
+  }
+  for (Block &Bl : Blocks) {
+    unsigned Start = LT.Starts[Bl.A];
+    unsigned End = Bl.B + 1 < LT.Starts.size() ? LT.Starts[Bl.B + 1] : Old.size();
+    std::vector<TextEdit> Local;
+    for (TextEdit E : Bl.Edits) {
+      E.Offset -= Start;
+      Local.push_back(E);
+    }
+    llvm::Expected<std::string> New = applyEdits(Old.slice(Start, End), Path, Local);
+    if (!New) {
+      llvm::consumeError(New.takeError());
+      return std::string();
+    }
+    Bl.NewLines = splitLines(*New);
+  }
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << "--- " << Path << "\n+++ " << Path << "\n";
+  const unsigned Ctx = 3;
+  long Delta = 0; // new line number minus old line number so far
+  for (size_t I = 0; I < Blocks.size();) {
+    size_t J = I;
+    while (J + 1 < Blocks.size() && Blocks[J + 1].A <= Blocks[J].B + 2 * Ctx + 1)
+      ++J;
+    unsigned HA = Blocks[I].A >= Ctx ? Blocks[I].A - Ctx : 0;
+    unsigned HB = std::min<unsigned>(Blocks[J].B + Ctx, OldLines.size() - 1);
+    std::string Body;
+    unsigned OldCount = 0, NewCount = 0;
+    unsigned Line = HA;
+    long HunkDelta = 0;
+    for (size_t K = I; K <= J; ++K) {
+      for (; Line < Blocks[K].A; ++Line, ++OldCount, ++NewCount)
+        Body += " " + OldLines[Line];
+      for (; Line <= Blocks[K].B; ++Line, ++OldCount)
+        Body += "-" + OldLines[Line];
+      for (const std::string &N : Blocks[K].NewLines) {
+        Body += "+" + N;
+        ++NewCount;
+      }
+      HunkDelta += long(Blocks[K].NewLines.size()) - long(Blocks[K].B - Blocks[K].A + 1);
+    }
+    for (; Line <= HB; ++Line, ++OldCount, ++NewCount)
+      Body += " " + OldLines[Line];
+    // Lines without a final newline get the usual marker.
+    std::string Fixed;
+    size_t Pos = 0;
+    while (Pos < Body.size()) {
+      size_t N = Body.find('\n', Pos);
+      if (N == std::string::npos) {
+        Fixed += Body.substr(Pos) + "\n\\ No newline at end of file\n";
+        break;
+      }
+      Fixed += Body.substr(Pos, N - Pos + 1);
+      Pos = N + 1;
+    }
+    long NewStart = long(HA) + 1 + Delta;
+    OS << "@@ -" << (OldCount ? HA + 1 : HA) << "," << OldCount << " +"
+       << (NewCount ? NewStart : NewStart - 1) << "," << NewCount << " @@\n"
+       << Fixed;
+    Delta += HunkDelta;
+    I = J + 1;
+  }
+  return Out;
+}
+
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents) {
+  llvm::sys::fs::file_status Status;
+  if (std::error_code EC = llvm::sys::fs::status(Path, Status))
+    return llvm::createStringError(EC, "cannot stat '%s': %s", Path.str().c_str(),
+                                   EC.message().c_str());
+  llvm::SmallString<256> Model(llvm::sys::path::parent_path(Path));
+  llvm::sys::path::append(Model, "." + llvm::sys::path::filename(Path).str() + ".tma-%%%%%%");
+  int FD;
+  llvm::SmallString<256> Temp;
+  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))
+    return llvm::createStringError(EC, "cannot create a temporary file next to '%s': %s",
+                                   Path.str().c_str(), EC.message().c_str());
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/false);
+    OS << Contents;
+    OS.flush();
+    if (OS.has_error()) {
+      ::close(FD);
+      llvm::sys::fs::remove(Temp);
+      return llvm::createStringError(OS.error(), "cannot write '%s'", Temp.c_str());
+    }
+  }
+  ::fchmod(FD, static_cast<mode_t>(Status.permissions()));
+  ::fsync(FD);
+  ::close(FD);
+  if (std::error_code EC = llvm::sys::fs::rename(Temp, Path)) {
+    llvm::sys::fs::remove(Temp);
+    return llvm::createStringError(EC, "cannot replace '%s': %s", Path.str().c_str(),
+                                   EC.message().c_str());
+  }
+  return llvm::Error::success();
+}
+
+std::string exportFixesYaml(llvm::StringRef MainFile,
+                            const std::map<std::string, std::vector<TextEdit>> &Edits) {
+  clang::tooling::TranslationUnitReplacements TUR;
+  TUR.MainSourceFile = MainFile.str();
+  for (const auto &[File, List] : Edits)
+    for (const TextEdit &E : List)
+      TUR.Replacements.emplace_back(File, E.Offset, E.Length, E.Text);
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  llvm::yaml::Output YAML(OS);
+  YAML << TUR;
+  return Out;
+}
+
+// ---------------------------------------------------------------------------
+
+static void fillLineColumn(SourcePoint &P, std::map<std::string, std::string> &Cache) {
+  if (P.File.empty() || P.Line)
+    return;
+  auto It = Cache.find(P.File);
+  if (It == Cache.end()) {
+    auto B = llvm::MemoryBuffer::getFile(P.File);
+    It = Cache.emplace(P.File, B ? (*B)->getBuffer().str() : std::string()).first;
+  }
+  LineTable LT(It->second);
+  unsigned L = LT.lineOf(P.Offset);
+  P.Line = L + 1;
+  P.Column = P.Offset - LT.Starts[L] + 1;
+}
+
+std::vector<Message> messagesFor(const TUResult &R, bool Applied) {
+  std::vector<Message> Out;
+  std::map<std::string, std::string> Cache = R.Original;
+  for (const ParamDecision &D : R.ThePlan.Params) {
+    Message M;
+    M.Where = D.Where;
+    if (D.Rewrite) {
+      const EditUnit &U = R.ThePlan.Units[D.Unit];
+      M.ID = DiagID::ReadsThroughGlobal;
+      M.Text = "kernel '" + D.KernelName + "' reads descriptor '" + D.ParamName +
+               "' through global memory; " +
+               (Applied ? "now passed by value" : "it can be passed by value");
+      for (const Note &N : U.LeftInPlace)
+        M.Notes.push_back(N);
+    } else {
+      const Blocker &B = D.Blockers.front();
+      M.ID = B.ID;
+      M.Text = "descriptor '" + D.ParamName + "' of kernel '" + D.KernelName +
+               "' is left by reference: " + B.Message;
+      if (B.Where.valid() && !(B.Where == D.Where))
+        M.Notes.push_back({"blocked here", B.Where});
+      for (const Note &N : B.Notes)
+        M.Notes.push_back(N);
+      for (size_t I = 1; I < D.Blockers.size(); ++I)
+        M.Notes.push_back({"also: " + D.Blockers[I].Message + " [" +
+                               info(D.Blockers[I].ID).Code.str() + "]",
+                           D.Blockers[I].Where});
+    }
+    fillLineColumn(M.Where, Cache);
+    for (Note &N : M.Notes)
+      fillLineColumn(N.Where, Cache);
+    Out.push_back(std::move(M));
+  }
+  return Out;
+}
+
+void printMessage(llvm::raw_ostream &OS, const Message &M) {
+  const DiagInfo &I = info(M.ID);
+  auto Loc = [&](const SourcePoint &P) {
+    if (P.valid())
+      OS << P.File << ":" << P.Line << ":" << P.Column << ": ";
+    else
+      OS << "tma-modernize: ";
+  };
+  Loc(M.Where);
+  OS << severityName(I.Level) << ": " << M.Text << " [" << I.Code << "]\n";
+  for (const Note &N : M.Notes) {
+    Loc(N.Where.valid() ? N.Where : M.Where);
+    OS << "note: " << N.Message << "\n";
+  }
+}
+
+void Summary::add(const TUResult &R) {
+  ++TUs;
+  if (R.Failed) {
+    ++TUsFailed;
+    ++RefusedByID["tma-201"];
+    return;
+  }
+  std::map<std::string, bool> Kernels; // kernel -> any descriptor rewritten
+  for (const ParamDecision &D : R.ThePlan.Params) {
+    Kernels[D.KernelName] |= D.Rewrite;
+    if (D.Rewrite) {
+      ++ParamsRewritten;
+    } else {
+      ++ParamsRefused;
+      ++RefusedByID[info(D.Blockers.front().ID).Code.str()];
+    }
+  }
+  for (auto &[K, Any] : Kernels)
+    (Any ? KernelsRewritten : KernelsRefused)++;
+  for (const EditUnit &U : R.ThePlan.Units)
+    if (!U.Refused) {
+      Launches += U.LaunchesChanged;
+      Copies += U.CopiesRemoved;
+      Allocs += U.AllocsRemoved;
+      Frees += U.FreesRemoved;
+      Fences += U.FencesRemoved;
+    }
+  FilesChanged += R.Edits.size();
+}
+
+void printSummary(llvm::raw_ostream &OS, const Summary &S, llvm::StringRef Mode) {
+  OS << "tma-modernize: " << S.KernelsRewritten << " kernel"
+     << (S.KernelsRewritten == 1 ? "" : "s") << " " << Mode << ", " << S.KernelsRefused
+     << " refused (descriptors: " << S.ParamsRewritten << " by value, " << S.ParamsRefused
+     << " refused";
+  for (auto &[ID, N] : S.RefusedByID)
+    if (ID != "tma-201")
+      OS << ", " << ID << ": " << N;
+  OS << "); " << S.Launches << " launch" << (S.Launches == 1 ? "" : "es") << " changed, "
+     << S.Copies << " cop" << (S.Copies == 1 ? "y" : "ies") << " removed (" << S.Allocs
+     << " alloc, " << S.Frees << " free), " << S.Fences << " fence"
+     << (S.Fences == 1 ? "" : "s") << " removed; " << S.FilesChanged << " file"
+     << (S.FilesChanged == 1 ? "" : "s") << ", " << S.TUs << " translation unit"
+     << (S.TUs == 1 ? "" : "s");
+  if (S.TUsFailed)
+    OS << " (" << S.TUsFailed << " not parsed [tma-201])";
+  OS << "\n";
+}
+
+} // namespace tma

@@ -1,0 +1,115 @@
+// What one analysis pass (one CUDA side of one translation unit) learned.
+// Facts are plain data keyed by file offsets and USRs, so the facts of the
+// device pass, the host pass and (later) other TUs merge before any decision.
+#pragma once
+
+#include "tma/Diagnostics.h"
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tma {
+
+struct SourcePoint {
+  std::string File; // absolute, normalised path
+  unsigned Offset = 0;
+  unsigned Line = 0, Column = 0;
+  bool valid() const { return !File.empty(); }
+  bool operator<(const SourcePoint &O) const {
+    return std::tie(File, Offset) < std::tie(O.File, O.Offset);
+  }
+  bool operator==(const SourcePoint &O) const {
+    return File == O.File && Offset == O.Offset;
+  }
+};
+
+/// One text replacement; Length 0 is an insertion.
+struct TextEdit {
+  std::string File;
+  unsigned Offset = 0, Length = 0;
+  std::string Text;
+  bool operator<(const TextEdit &O) const {
+    return std::tie(File, Offset, Length, Text) <
+           std::tie(O.File, O.Offset, O.Length, O.Text);
+  }
+  bool operator==(const TextEdit &O) const {
+    return File == O.File && Offset == O.Offset && Length == O.Length &&
+           Text == O.Text;
+  }
+};
+
+struct Note {
+  std::string Message;
+  SourcePoint Where;
+};
+
+/// A reason not to rewrite, with the site that causes it.
+struct Blocker {
+  DiagID ID;
+  std::string Message; // specific: names the use, the function, the variable
+  SourcePoint Where;
+  std::vector<Note> Notes;
+};
+
+/// One pointer-to-CUtensorMap parameter of one kernel.
+struct DescriptorParam {
+  std::string Key; // kernel USR (the template pattern's) + "#" + index
+  std::string KernelName, ParamName;
+  unsigned Index = 0;
+  SourcePoint Where;          // the parameter in the definition
+  bool DefinitionSeen = false;
+  std::vector<TextEdit> Edits; // every redeclaration's parameter, body uses
+  std::vector<SourcePoint> FencesRemoved;
+  std::vector<Blocker> Blockers;
+};
+
+enum class HostUseKind { Declaration, Alloc, Copy, Free, Launch, Other };
+
+/// A use of a host variable that holds the device copy of a descriptor.
+struct HostUse {
+  HostUseKind Kind = HostUseKind::Other;
+  SourcePoint Where;
+  std::string What;              // "cudaMemcpy", "launch of k", ...
+  std::vector<TextEdit> Removal; // empty when the statement cannot be removed alone
+};
+
+/// A host variable (`CUtensorMap* d`) holding a device copy of a descriptor.
+struct DeviceBuffer {
+  std::string Key; // declaration's file:offset
+  std::string Name;
+  SourcePoint Where;
+  std::vector<HostUse> Uses;
+};
+
+/// One descriptor argument of one launch.
+struct LaunchSite {
+  std::string ParamKey;
+  std::string KernelName;
+  SourcePoint Where;
+  std::vector<TextEdit> Edits; // the argument becomes the host descriptor
+  std::string BufferKey;       // DeviceBuffer it passed, when traced
+  std::string HostDescriptor;  // spelling of what is passed now
+  std::vector<Blocker> Blockers;
+};
+
+/// A compiler error, positioned so that errors before and after an edit can
+/// be compared.
+struct CompilerError {
+  std::string Message;
+  SourcePoint Where;
+  bool operator<(const CompilerError &O) const {
+    return std::tie(Where, Message) < std::tie(O.Where, O.Message);
+  }
+};
+
+struct PassFacts {
+  std::string Side; // "device" or "host"
+  std::vector<DescriptorParam> Params;
+  std::vector<LaunchSite> Launches;
+  std::vector<DeviceBuffer> Buffers;
+  /// Blockers found away from the kernel (e.g. the kernel used as a pointer).
+  std::vector<std::pair<std::string, Blocker>> ParamBlockers;
+};
+
+} // namespace tma

@@ -1,0 +1,49 @@
+// Source positions and edits from AST nodes, through clang's Lexer so that
+// macro expansions are mapped (or refused) exactly.
+#pragma once
+
+#include "tma/Facts.h"
+
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include <optional>
+
+namespace tma {
+
+class SourceText {
+public:
+  SourceText(const clang::SourceManager &SM, const clang::LangOptions &LO)
+      : SM(SM), LO(LO) {}
+
+  /// Absolute normalised path of the file holding \p Loc (its expansion).
+  std::string fileOf(clang::SourceLocation Loc) const;
+  SourcePoint point(clang::SourceLocation Loc) const;
+
+  /// The file characters a node's token range covers; std::nullopt when the
+  /// range crosses a macro boundary (text that cannot be edited alone).
+  std::optional<clang::CharSourceRange>
+  fileRange(clang::SourceRange Tokens) const;
+  std::optional<clang::CharSourceRange> fileRange(clang::SourceLocation Tok) const {
+    return fileRange(clang::SourceRange(Tok, Tok));
+  }
+
+  std::string text(clang::CharSourceRange R) const;
+  TextEdit replace(clang::CharSourceRange R, std::string Text) const;
+  TextEdit insertBefore(clang::SourceLocation FileLoc, std::string Text) const;
+
+  /// Deletes a statement, its trailing ';', and the whole line when the
+  /// statement is alone on it. Null when the statement is not editable.
+  std::optional<TextEdit> removeStatement(clang::SourceRange StmtTokens) const;
+
+  bool inSystemHeader(clang::SourceLocation Loc) const;
+
+  const clang::SourceManager &SM;
+  const clang::LangOptions &LO;
+};
+
+/// Normalises a path: absolute, no "." or "..", symlinks resolved when the
+/// file exists.
+std::string normalizePath(llvm::StringRef Path);
+
+} // namespace tma

@@ -1,0 +1,285 @@
+#include "tma/Planner.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tma {
+
+bool editsConflict(const TextEdit &A, const TextEdit &B) {
+  if (A == B || A.File != B.File)
+    return false;
+  if (A.Length == 0 && B.Length == 0)
+    return A.Offset == B.Offset;
+  if (A.Length == 0)
+    return A.Offset > B.Offset && A.Offset < B.Offset + B.Length;
+  if (B.Length == 0)
+    return B.Offset > A.Offset && B.Offset < A.Offset + A.Length;
+  return A.Offset < B.Offset + B.Length && B.Offset < A.Offset + A.Length;
+}
+
+static void addUnique(std::vector<Blocker> &To, const Blocker &B) {
+  for (const Blocker &X : To)
+    if (X.ID == B.ID && X.Where == B.Where && X.Message == B.Message)
+      return;
+  To.push_back(B);
+}
+
+static bool underRoot(const std::string &File, const std::string &Root) {
+  if (Root.empty())
+    return true;
+  llvm::StringRef F(File), R(Root);
+  if (!F.starts_with(R))
+    return false;
+  return F.size() == R.size() || R.ends_with("/") || F[R.size()] == '/';
+}
+
+/// Returns the first pair of conflicting edits, if any.
+static const TextEdit *firstConflict(const std::vector<TextEdit> &Sorted) {
+  for (size_t I = 0; I < Sorted.size(); ++I)
+    for (size_t J = I + 1; J < Sorted.size(); ++J) {
+      if (Sorted[J].File != Sorted[I].File ||
+          Sorted[J].Offset > Sorted[I].Offset + Sorted[I].Length)
+        break;
+      if (editsConflict(Sorted[I], Sorted[J]))
+        return &Sorted[J];
+    }
+  return nullptr;
+}
+
+void Plan::refuseUnit(size_t U, const Blocker &Why) {
+  Units[U].Refused = true;
+  for (ParamDecision &D : Params)
+    if (D.Unit == U && D.Rewrite) {
+      D.Rewrite = false;
+      D.Blockers.insert(D.Blockers.begin(), Why);
+    }
+}
+
+std::map<std::string, std::vector<TextEdit>> Plan::editsByFile() const {
+  std::map<std::string, std::vector<TextEdit>> Out;
+  for (const EditUnit &U : Units)
+    if (!U.Refused)
+      for (const TextEdit &E : U.Edits)
+        Out[E.File].push_back(E);
+  for (auto &KV : Out) {
+    llvm::sort(KV.second);
+    KV.second.erase(std::unique(KV.second.begin(), KV.second.end()), KV.second.end());
+  }
+  return Out;
+}
+
+std::map<std::string, std::vector<TextEdit>> Plan::editsByFile(size_t Only) const {
+  std::map<std::string, std::vector<TextEdit>> Out;
+  for (const TextEdit &E : Units[Only].Edits)
+    Out[E.File].push_back(E);
+  return Out;
+}
+
+Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
+  // 1. Merge the facts of every pass.
+  std::map<std::string, DescriptorParam> Params;
+  std::map<std::pair<std::string, SourcePoint>, LaunchSite> Launches;
+  std::map<std::string, DeviceBuffer> Buffers;
+  std::map<std::string, std::set<TextEdit>> ParamEdits;
+  std::map<std::string, std::set<SourcePoint>> ParamFences;
+  for (const PassFacts &PF : Facts) {
+    for (const DescriptorParam &P : PF.Params) {
+      auto [It, New] = Params.emplace(P.Key, P);
+      DescriptorParam &M = It->second;
+      if (!New) {
+        if (P.DefinitionSeen && !M.DefinitionSeen)
+          M.Where = P.Where;
+        M.DefinitionSeen |= P.DefinitionSeen;
+        for (const Blocker &B : P.Blockers)
+          addUnique(M.Blockers, B);
+      }
+      ParamEdits[P.Key].insert(P.Edits.begin(), P.Edits.end());
+      ParamFences[P.Key].insert(P.FencesRemoved.begin(), P.FencesRemoved.end());
+    }
+    for (const auto &[Key, B] : PF.ParamBlockers)
+      if (Params.count(Key))
+        addUnique(Params[Key].Blockers, B);
+    for (const LaunchSite &L : PF.Launches) {
+      auto [It, New] = Launches.emplace(std::make_pair(L.ParamKey, L.Where), L);
+      if (New)
+        continue;
+      LaunchSite &M = It->second;
+      for (const Blocker &B : L.Blockers)
+        addUnique(M.Blockers, B);
+      if (M.Edits != L.Edits && !M.Edits.empty() && !L.Edits.empty())
+        addUnique(M.Blockers, {DiagID::Conflict,
+                               "the device and host passes disagree on this launch argument",
+                               L.Where, {}});
+      if (M.Edits.empty())
+        M.Edits = L.Edits;
+    }
+    for (const DeviceBuffer &B : PF.Buffers) {
+      auto [It, New] = Buffers.emplace(B.Key, B);
+      if (New)
+        continue;
+      for (const HostUse &U : B.Uses) {
+        bool Seen = llvm::any_of(It->second.Uses, [&](const HostUse &X) {
+          return X.Kind == U.Kind && X.Where == U.Where;
+        });
+        if (!Seen)
+          It->second.Uses.push_back(U);
+      }
+    }
+  }
+  // ParamBlockers of one pass may name a param first seen in another pass.
+  for (const PassFacts &PF : Facts)
+    for (const auto &[Key, B] : PF.ParamBlockers)
+      if (Params.count(Key))
+        addUnique(Params[Key].Blockers, B);
+
+  // 2. Decide each descriptor parameter.
+  Plan P;
+  std::map<std::string, size_t> Slot;
+  for (auto &[Key, DP] : Params) {
+    ParamDecision D;
+    D.Key = Key;
+    D.KernelName = DP.KernelName;
+    D.ParamName = DP.ParamName;
+    D.Index = DP.Index;
+    D.Where = DP.Where;
+    D.Blockers = DP.Blockers;
+    if (!DP.DefinitionSeen)
+      addUnique(D.Blockers, {DiagID::Escapes,
+                             "the definition of kernel '" + DP.KernelName +
+                                 "' is not in this translation unit; its uses of '" +
+                                 DP.ParamName + "' cannot be checked",
+                             DP.Where, {}});
+    for (auto &[LK, L] : Launches)
+      if (LK.first == Key) {
+        ++D.Launches;
+        for (const Blocker &B : L.Blockers)
+          addUnique(D.Blockers, B);
+      }
+    if (D.Launches == 0)
+      addUnique(D.Blockers, {DiagID::LaunchNotRewritable,
+                             "no launch of kernel '" + DP.KernelName +
+                                 "' in the given sources; launches elsewhere would break",
+                             DP.Where, {}});
+    for (const TextEdit &E : ParamEdits[Key])
+      if (!underRoot(E.File, Opts.InRoot)) {
+        addUnique(D.Blockers, {DiagID::Declaration,
+                               "'" + E.File + "' would be edited but is outside --in-root " +
+                                   Opts.InRoot,
+                               DP.Where, {}});
+        break;
+      }
+    D.Rewrite = D.Blockers.empty();
+    Slot[Key] = P.Params.size();
+    P.Params.push_back(std::move(D));
+  }
+
+  // 3. Units: rewritten parameters whose launches share a device buffer.
+  std::vector<size_t> Leader(P.Params.size());
+  for (size_t I = 0; I < Leader.size(); ++I)
+    Leader[I] = I;
+  auto Find = [&](size_t X) {
+    while (Leader[X] != X)
+      X = Leader[X] = Leader[Leader[X]];
+    return X;
+  };
+  std::map<std::string, std::vector<std::string>> BufferParams;
+  for (auto &[LK, L] : Launches)
+    if (!L.BufferKey.empty())
+      BufferParams[L.BufferKey].push_back(L.ParamKey);
+  for (auto &[BK, Keys] : BufferParams)
+    for (const std::string &K : Keys)
+      if (P.Params[Slot[K]].Rewrite && P.Params[Slot[Keys.front()]].Rewrite)
+        Leader[Find(Slot[K])] = Find(Slot[Keys.front()]);
+
+  std::map<size_t, size_t> UnitOf;
+  for (size_t I = 0; I < P.Params.size(); ++I) {
+    ParamDecision &D = P.Params[I];
+    if (!D.Rewrite)
+      continue;
+    auto [It, New] = UnitOf.emplace(Find(I), P.Units.size());
+    if (New)
+      P.Units.emplace_back();
+    D.Unit = It->second;
+    EditUnit &U = P.Units[D.Unit];
+    U.ParamKeys.push_back(D.Key);
+    U.Edits.insert(U.Edits.end(), ParamEdits[D.Key].begin(), ParamEdits[D.Key].end());
+    U.FencesRemoved += ParamFences[D.Key].size();
+    for (auto &[LK, L] : Launches)
+      if (LK.first == D.Key) {
+        U.Edits.insert(U.Edits.end(), L.Edits.begin(), L.Edits.end());
+        ++U.LaunchesChanged;
+      }
+  }
+
+  // 4. Device buffers whose every launch now passes the host descriptor go.
+  for (auto &[BK, B] : Buffers) {
+    auto Keys = BufferParams.find(BK);
+    if (Keys == BufferParams.end())
+      continue;
+    bool AllRewritten = llvm::all_of(Keys->second, [&](const std::string &K) {
+      return P.Params[Slot[K]].Rewrite;
+    });
+    if (!AllRewritten)
+      continue; // still used by a refused launch
+    EditUnit &U = P.Units[P.Params[Slot[Keys->second.front()]].Unit];
+    const HostUse *Blocking = nullptr;
+    for (const HostUse &Use : B.Uses)
+      if (Use.Kind == HostUseKind::Other ||
+          (Use.Kind != HostUseKind::Launch && Use.Kind != HostUseKind::Declaration &&
+           Use.Removal.empty()))
+        Blocking = &Use;
+    if (Blocking) {
+      U.LeftInPlace.push_back(
+          {"device buffer '" + B.Name + "' is kept: " +
+               (Blocking->Kind == HostUseKind::Other
+                    ? "it has another use here"
+                    : "this " + Blocking->What + " cannot be removed on its own"),
+           Blocking->Where});
+      continue;
+    }
+    for (const HostUse &Use : B.Uses) {
+      if (Use.Kind == HostUseKind::Declaration && Use.Removal.empty())
+        U.LeftInPlace.push_back(
+            {"the declaration of '" + B.Name + "' shares its statement; remove it by hand",
+             Use.Where});
+      U.Edits.insert(U.Edits.end(), Use.Removal.begin(), Use.Removal.end());
+      U.CopiesRemoved += Use.Kind == HostUseKind::Copy;
+      U.AllocsRemoved += Use.Kind == HostUseKind::Alloc;
+      U.FreesRemoved += Use.Kind == HostUseKind::Free;
+    }
+  }
+
+  // 5. Conflicts refuse the unit (and both units when they collide).
+  for (size_t I = 0; I < P.Units.size(); ++I) {
+    EditUnit &U = P.Units[I];
+    llvm::sort(U.Edits);
+    U.Edits.erase(std::unique(U.Edits.begin(), U.Edits.end()), U.Edits.end());
+    if (const TextEdit *C = firstConflict(U.Edits))
+      P.refuseUnit(I, {DiagID::Conflict, "two edits for this descriptor overlap",
+                       {C->File, C->Offset, 0, 0}, {}});
+  }
+  for (size_t I = 0; I < P.Units.size(); ++I)
+    for (size_t J = I + 1; J < P.Units.size(); ++J) {
+      if (P.Units[I].Refused || P.Units[J].Refused)
+        continue;
+      for (const TextEdit &A : P.Units[I].Edits)
+        for (const TextEdit &B : P.Units[J].Edits)
+          if (editsConflict(A, B)) {
+            Blocker Why{DiagID::Conflict, "edits of two descriptors overlap",
+                        {A.File, A.Offset, 0, 0}, {}};
+            P.refuseUnit(I, Why);
+            P.refuseUnit(J, Why);
+            goto next;
+          }
+    next:;
+    }
+  llvm::sort(P.Params, [](const ParamDecision &A, const ParamDecision &B) {
+    return std::tie(A.Where, A.Index) < std::tie(B.Where, B.Index);
+  });
+  return P;
+}
+
+} // namespace tma

@@ -171,6 +171,13 @@ private:
   DeviceBuffer &bufferFacts(const VarDecl *V, const FunctionDecl *Fn);
   std::vector<TextEdit> removeHostCall(const CallExpr *CE, const FunctionDecl *Fn);
   const Stmt *topStatement(const Stmt *S, const FunctionDecl *Fn);
+  bool inUnevaluatedOperand(const Stmt *S, const FunctionDecl *Fn) {
+    for (const Stmt *P = parent(Fn, S); P; P = parent(Fn, P))
+      if (isa<UnaryExprOrTypeTraitExpr>(P) || isa<CXXTypeidExpr>(P) ||
+          isa<CXXNoexceptExpr>(P))
+        return true;
+    return false;
+  }
   const DeclStmt *declStmtOf(const VarDecl *V, const FunctionDecl *Fn);
   bool isAncestor(const Stmt *A, const Stmt *S, const FunctionDecl *Fn);
   bool between(const Stmt *From, const Stmt *To, const Stmt *X, const FunctionDecl *Fn);
@@ -1038,6 +1045,8 @@ DeviceBuffer &PassAnalyzer::bufferFacts(const VarDecl *V, const FunctionDecl *Fn
   auto RefsIt = index(Fn).Refs.find(V);
   if (RefsIt != index(Fn).Refs.end())
     for (const DeclRefExpr *R : RefsIt->second) {
+      if (inUnevaluatedOperand(R, Fn))
+        continue; // sizeof(*d) reads nothing
       HostUse U;
       U.Where = ST.point(R->getBeginLoc());
       U.Kind = HostUseKind::Other;

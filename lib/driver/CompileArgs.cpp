@@ -82,8 +82,17 @@ std::vector<std::string> passArguments(CudaSide Side, const CompileOptions &Opts
       // The toolkit is newer than this clang knows: that is expected.
       "-Wno-unknown-cuda-version",
   };
-  if (!Opts.CudaPath.empty())
+  if (!Opts.CudaPath.empty()) {
     Args.push_back("--cuda-path=" + Opts.CudaPath);
+    // nvcc adds CCCL (<cuda/barrier>, <cuda/ptx>, cub, thrust) implicitly,
+    // from its nvcc.profile; clang does not.
+    llvm::SmallString<256> Cccl(Opts.CudaPath);
+    llvm::sys::path::append(Cccl, "include", "cccl");
+    if (llvm::sys::fs::is_directory(Cccl)) {
+      Args.push_back("-isystem");
+      Args.push_back(std::string(Cccl));
+    }
+  }
   bool HasStd = llvm::any_of(Opts.ExtraArgs, [](const std::string &A) {
     return llvm::StringRef(A).starts_with("-std=");
   });

@@ -216,6 +216,8 @@ TUResult processTranslationUnit(const std::string &FileIn, const EngineOptions &
     }
   }
   R.Edits = R.ThePlan.editsByFile();
+  for (auto &[File, List] : R.Edits)
+    List = tidyDeletions(R.Original[File], std::move(List));
   for (auto It = R.Original.begin(); It != R.Original.end();)
     It = R.Edits.count(It->first) ? std::next(It) : R.Original.erase(It);
   return R;

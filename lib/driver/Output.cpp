@@ -23,6 +23,41 @@ llvm::Expected<std::string> applyEdits(llvm::StringRef Code, llvm::StringRef Fil
   return clang::tooling::applyAllReplacements(Code, Reps);
 }
 
+std::vector<TextEdit> tidyDeletions(llvm::StringRef Code, std::vector<TextEdit> Edits) {
+  llvm::sort(Edits);
+  std::vector<TextEdit> Out;
+  auto Blank = [](char C) { return C == ' ' || C == '\t' || C == '\r'; };
+  for (const TextEdit &E : Edits) {
+    if (!Out.empty() && E.Text.empty() && Out.back().Text.empty() && E.Length &&
+        Out.back().Length) {
+      unsigned GapBegin = Out.back().Offset + Out.back().Length;
+      if (GapBegin <= E.Offset &&
+          llvm::all_of(Code.slice(GapBegin, E.Offset), Blank)) {
+        Out.back().Length = E.Offset + E.Length - Out.back().Offset;
+        continue;
+      }
+    }
+    Out.push_back(E);
+  }
+  for (TextEdit &E : Out) {
+    if (!E.Text.empty() || !E.Length)
+      continue;
+    unsigned B = E.Offset, End = E.Offset + E.Length;
+    while (B > 0 && Blank(Code[B - 1]))
+      --B;
+    unsigned F = End;
+    while (F < Code.size() && Blank(Code[F]))
+      ++F;
+    bool LineStart = B == 0 || Code[B - 1] == '\n';
+    bool LineEnd = F == Code.size() || Code[F] == '\n';
+    if (LineStart && LineEnd && !(E.Offset == B && End > 0 && Code[End - 1] == '\n')) {
+      E.Offset = B;
+      E.Length = (F < Code.size() ? F + 1 : F) - B;
+    }
+  }
+  return Out;
+}
+
 namespace {
 struct LineTable {
   std::vector<unsigned> Starts;

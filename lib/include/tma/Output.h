@@ -16,6 +16,10 @@ namespace tma {
 llvm::Expected<std::string> applyEdits(llvm::StringRef Code, llvm::StringRef File,
                                        const std::vector<TextEdit> &Edits);
 
+/// Joins deletions separated only by blanks and removes lines that the
+/// deletions leave empty, so that removed statements leave no blank gaps.
+std::vector<TextEdit> tidyDeletions(llvm::StringRef Code, std::vector<TextEdit> Edits);
+
 /// A unified diff (3 lines of context) of \p Edits applied to \p Old.
 std::string unifiedDiff(llvm::StringRef Path, llvm::StringRef Old,
                         std::vector<TextEdit> Edits);

@@ -1,0 +1,31 @@
+# lit configuration for tma-modernize: one test per pattern and per refusal.
+import os
+import lit.formats
+
+config.name = "tma-modernize"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".cu", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.recursiveExpansionLimit = 4
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.tma_bin, config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
+
+tma = os.path.join(config.tma_bin, "tma-modernize")
+config.substitutions.append(("%tma", tma))
+config.substitutions.append(("%FileCheck", config.filecheck))
+config.substitutions.append(("%apply-replacements", config.apply_replacements))
+# The input without its RUN/CHECK lines (kept as empty comments so that line
+# numbers stay those of the test file, as check_clang_tidy.py does), plus a
+# pristine copy to compare against.
+config.substitutions.append(
+    ("%prep", "sed -E 's#// *(RUN|CHECK)[A-Za-z0-9-]*:.*#//#' %s > %t.cu && cp %t.cu %t.orig.cu"))
+# The rewritten file must compile with nvcc for Hopper.
+config.substitutions.append(
+    ("%nvcc-compile",
+     config.nvcc + " -std=c++17 -gencode=arch=compute_90a,code=sm_90a -c -o %t.o"))
+config.substitutions.append(("%inputs", os.path.join(os.path.dirname(__file__), "Inputs")))
+
+if os.path.exists(config.nvcc):
+    config.available_features.add("nvcc")

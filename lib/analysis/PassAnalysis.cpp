@@ -931,9 +931,11 @@ void PassAnalyzer::handleAlias(const DeclStmt *DS, const Expr *Init,
 // Host side: launches, device buffers, host descriptors.
 
 const Stmt *PassAnalyzer::topStatement(const Stmt *S, const FunctionDecl *Fn) {
+  // The statement as the user wrote it: a block that a macro expansion
+  // opens (do { ... } while (0)) does not count.
   const Stmt *Cur = S;
   while (const Stmt *P = parent(Fn, Cur)) {
-    if (isa<CompoundStmt>(P))
+    if (isa<CompoundStmt>(P) && P->getBeginLoc().isFileID())
       return Cur;
     Cur = P;
   }

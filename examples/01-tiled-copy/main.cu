@@ -20,8 +20,8 @@ inline void check_cuda(cudaError_t err, const char* what, const char* file, int 
   std::exit(1);
 }
 inline void check_cu(CUresult res, const char* what, const char* file, int line) {
-  if (res == CUDA_SUCCESS) return;
   const char* msg = "unknown driver error";
+  if (res == CUDA_SUCCESS) return;
   cuGetErrorString(res, &msg);
   std::fprintf(stderr, "%s:%d: %s: %s\n", file, line, what, msg);
   std::exit(1);
@@ -29,14 +29,14 @@ inline void check_cu(CUresult res, const char* what, const char* file, int line)
 #define CHECK_CUDA(call) check_cuda((call), #call, __FILE__, __LINE__)
 #define CHECK_CU(call) check_cu((call), #call, __FILE__, __LINE__)
 
-// Command line and measurement helpers (the same in every example).
+// Command line and measurement helpers, the same in every example.
 namespace bench {
 
 constexpr int kWarmup = 100, kTimed = 2000;
 
 struct Options {
   int launches = 1;    // --launches N: run the launch sequence N times
-  bool time = false;   // --time: mean microseconds per launch, and an empty-kernel floor
+  bool time = false;   // --time: mean µs per launch, and per launch of an empty kernel
   bool graph = false;  // --graph: capture one iteration in a CUDA graph and replay it
 };
 
@@ -58,22 +58,36 @@ Options parse(int argc, char** argv) {
 // Times the launch sequence is enqueued: once into the graph, warm-up plus timed, or --launches.
 int iterations(const Options& o) { return o.graph ? 1 : o.time ? kWarmup + kTimed : o.launches; }
 
-struct Timer {
-  cudaEvent_t start_ev, stop_ev;
-  Timer() { CHECK_CUDA(cudaEventCreate(&start_ev)); CHECK_CUDA(cudaEventCreate(&stop_ev)); }
-  ~Timer() { cudaEventDestroy(start_ev); cudaEventDestroy(stop_ev); }
-  void start(cudaStream_t s) { CHECK_CUDA(cudaEventRecord(start_ev, s)); }
-  float stop_us(cudaStream_t s, int count) {  // mean µs per item since start()
+struct Timer {  // CUDA events: mean µs per item enqueued between start() and stop_us()
+  cudaEvent_t ev[2];
+  Timer() { for (cudaEvent_t& e : ev) CHECK_CUDA(cudaEventCreate(&e)); }
+  ~Timer() { for (cudaEvent_t e : ev) cudaEventDestroy(e); }
+  void start(cudaStream_t s) { CHECK_CUDA(cudaEventRecord(ev[0], s)); }
+  float stop_us(cudaStream_t s, int count) {
     float ms = 0.f;
-    CHECK_CUDA(cudaEventRecord(stop_ev, s));
-    CHECK_CUDA(cudaEventSynchronize(stop_ev));
-    CHECK_CUDA(cudaEventElapsedTime(&ms, start_ev, stop_ev));
+    CHECK_CUDA(cudaEventRecord(ev[1], s));
+    CHECK_CUDA(cudaEventSynchronize(ev[1]));
+    CHECK_CUDA(cudaEventElapsedTime(&ms, ev[0], ev[1]));
     return ms * 1000.f / count;
   }
 };
 
-// Counts the memcpy nodes of a captured graph, then times its replays.
-void replay(cudaGraph_t graph, cudaStream_t stream) {
+// Mean µs per call of `launch` (an enqueue on `s`) over kTimed calls after kWarmup.
+template <class Launch>
+float time_each(cudaStream_t s, Launch&& launch) {
+  Timer timer;
+  for (int i = 0; i < kWarmup + kTimed; ++i) {
+    if (i == kWarmup) timer.start(s);
+    launch();
+  }
+  CHECK_CUDA(cudaGetLastError());
+  return timer.stop_us(s, kTimed);
+}
+
+// Ends the capture begun on `s`, counts the graph's memcpy nodes and times its replays.
+void end_capture_and_replay(cudaStream_t s) {
+  cudaGraph_t graph = nullptr;
+  CHECK_CUDA(cudaStreamEndCapture(s, &graph));
   size_t count = 0;
   CHECK_CUDA(cudaGraphGetNodes(graph, nullptr, &count));
   std::vector<cudaGraphNode_t> nodes(count);
@@ -86,18 +100,13 @@ void replay(cudaGraph_t graph, cudaStream_t stream) {
   }
   cudaGraphExec_t exec;
   CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  Timer timer;
-  for (int i = 0; i < kWarmup + kTimed; ++i) {
-    if (i == kWarmup) timer.start(stream);
-    CHECK_CUDA(cudaGraphLaunch(exec, stream));
-  }
-  const float us = timer.stop_us(stream, kTimed);
+  const float us = time_each(s, [&] { CHECK_CUDA(cudaGraphLaunch(exec, s)); });
   std::printf("graph: replay_us=%.3f nodes=%zu memcpy_nodes=%d\n", us, count, memcpys);
   CHECK_CUDA(cudaGraphExecDestroy(exec));
   CHECK_CUDA(cudaGraphDestroy(graph));
 }
 
-uint32_t fnv1a(const void* data, size_t bytes) {
+uint32_t fnv1a(const void* data, size_t bytes) {  // checksum of the output's bytes
   const unsigned char* p = static_cast<const unsigned char*>(data);
   uint32_t h = 2166136261u;
   for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 16777619u;
@@ -195,19 +204,11 @@ void run(const float* d_in, float* d_out, int width, int height, cudaStream_t st
   }
   if (opt.time) {
     const float launch_us = timer.stop_us(stream, bench::kTimed);
-    for (int i = 0; i < bench::kWarmup + bench::kTimed; ++i) {
-      if (i == bench::kWarmup) timer.start(stream);
-      empty_kernel<<<grid, block, kSmemBytes, stream>>>();
-    }
-    CHECK_CUDA(cudaGetLastError());
-    std::printf("time: launch_us=%.3f floor_us=%.3f\n", launch_us,
-                timer.stop_us(stream, bench::kTimed));
+    const float floor_us =
+        bench::time_each(stream, [&] { empty_kernel<<<grid, block, kSmemBytes, stream>>>(); });
+    std::printf("time: launch_us=%.3f floor_us=%.3f\n", launch_us, floor_us);
   }
-  if (opt.graph) {
-    cudaGraph_t graph = nullptr;
-    CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
-    bench::replay(graph, stream);
-  }
+  if (opt.graph) bench::end_capture_and_replay(stream);
   CHECK_CUDA(cudaStreamSynchronize(stream));
   CHECK_CUDA(cudaFree(d_in_map));
 }

@@ -167,6 +167,13 @@ TUResult processTranslationUnit(const std::string &FileIn, const EngineOptions &
   auto [Device, Host] = runBothSides(R.File, R.Original, Opts, /*Analyze=*/true);
   llvm::append_range(R.Errors, Device.Errors);
   llvm::append_range(R.Errors, Host.Errors);
+  // The two sides mostly report the same errors: keep each once.
+  llvm::sort(R.Errors);
+  R.Errors.erase(std::unique(R.Errors.begin(), R.Errors.end(),
+                             [](const CompilerError &A, const CompilerError &B) {
+                               return A.Where == B.Where && A.Message == B.Message;
+                             }),
+                 R.Errors.end());
   if (!Device.Ran || !Host.Ran || !R.Errors.empty()) {
     R.Failed = true;
     R.FailMessage = "'" + FileIn + "' does not parse (" + std::to_string(R.Errors.size()) +

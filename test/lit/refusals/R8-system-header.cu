@@ -1,0 +1,31 @@
+// tma-108: a declaration in a system header, or a file outside --in-root,
+// is never edited, so the kernel is refused.
+// RUN: %prep
+// RUN: %tma %t.cu -- -isystem %inputs/sysinc 2>&1 | %FileCheck %s
+// RUN: cmp %t.cu %t.orig.cu
+// RUN: cp %inputs/k6_kernels.cuh %T/k6_kernels.cuh
+// RUN: cd %T && %tma --in-root=%inputs/sysinc %t.cu -- -isystem %inputs/sysinc 2>&1 | %FileCheck %s --check-prefix=ROOT
+// RUN: cmp %t.cu %t.orig.cu
+#include <vendor_kernels.cuh>
+#include <cuda_runtime.h>
+
+__global__ void vendor_kernel(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
+}
+// CHECK: warning: descriptor 'map' of kernel 'vendor_kernel' is left by reference: a declaration of 'vendor_kernel' is in a system header [tma-108]
+
+__global__ void local_kernel(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
+}
+// ROOT: warning: descriptor 'map' of kernel 'local_kernel' is left by reference: '{{.*}}' would be edited but is outside --in-root {{.*}}sysinc [tma-108]
+
+int main() {
+  CUtensorMap h{};
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  vendor_kernel<<<1, 1>>>(d);
+  local_kernel<<<1, 1>>>(d);
+  cudaFree(d);
+  return 0;
+}

@@ -3,8 +3,7 @@
 // RUN: %prep
 // RUN: %tma %t.cu -- -isystem %inputs/sysinc 2>&1 | %FileCheck %s
 // RUN: cmp %t.cu %t.orig.cu
-// RUN: cp %inputs/k6_kernels.cuh %T/k6_kernels.cuh
-// RUN: cd %T && %tma --in-root=%inputs/sysinc %t.cu -- -isystem %inputs/sysinc 2>&1 | %FileCheck %s --check-prefix=ROOT
+// RUN: mkdir -p %t.d && cd %t.d && %tma --in-root=%inputs/sysinc %t.cu -- -isystem %inputs/sysinc 2>&1 | %FileCheck %s --check-prefix=ROOT
 // RUN: cmp %t.cu %t.orig.cu
 #include <vendor_kernels.cuh>
 #include <cuda_runtime.h>

@@ -127,14 +127,6 @@ __device__ inline uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
-__device__ inline uint32_t cluster_special(int which) {
-  uint32_t v;
-  if (which == 0) asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(v));
-  else if (which == 1) asm("mov.u32 %0, %%clusterid.x;" : "=r"(v));
-  else asm("mov.u32 %0, %%nclusterid.x;" : "=r"(v));
-  return v;
-}
-
 // Starts the TMA load of tile `t` into stage buffer `dst`, completing on `bar`.
 __device__ inline void load_tile(const CUtensorMap* map, uint32_t* dst, uint64_t* bar, int t,
                                  int tiles_x) {
@@ -157,9 +149,12 @@ scale_tiles(const CUtensorMap* in_map, uint32_t* out, int width, int height, uin
 
   const int tiles_x = (width + kTile - 1) / kTile;
   const int num_tiles = tiles_x * ((height + kTile - 1) / kTile);
-  // j-th tile of this CTA: cluster c takes tile pairs c, c + #clusters, ...
-  const int rank = cluster_special(0), cluster = cluster_special(1), clusters = cluster_special(2);
-  auto tile_of = [=](int j) { return kClusterSize * (cluster + j * clusters) + rank; };
+  uint32_t rank, cluster, clusters;  // rank in the cluster, cluster id, number of clusters
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  asm("mov.u32 %0, %%clusterid.x;" : "=r"(cluster));
+  asm("mov.u32 %0, %%nclusterid.x;" : "=r"(clusters));
+  // The j-th tile of this CTA: cluster c takes the tile pairs c, c + clusters, c + 2 clusters...
+  auto tile_of = [=](int j) { return int(kClusterSize * (cluster + j * clusters) + rank); };
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s)
@@ -267,11 +262,10 @@ int main(int argc, char** argv) {
   persistent::run(d_in, d_out, kWidth, kHeight, kFactor, stream, opt);
   CHECK_CUDA(cudaMemcpy(out.data(), d_out, count * sizeof(uint32_t), cudaMemcpyDeviceToHost));
 
-  const int tiles_x = (kWidth + persistent::kTile - 1) / persistent::kTile;
+  constexpr int kTile = persistent::kTile, kTilesX = (kWidth + kTile - 1) / kTile;
   size_t bad = 0;
   for (size_t i = 0; i < count; ++i) {
-    const int x = int(i % kWidth), y = int(i / kWidth);
-    const uint32_t tile = uint32_t(y / persistent::kTile * tiles_x + x / persistent::kTile);
+    const uint32_t tile = uint32_t(i / kWidth / kTile * kTilesX + i % kWidth / kTile);
     bad += out[i] != in[i] * kFactor + tile;
   }
   std::printf("checksum: 0x%08x\n", bench::fnv1a(out.data(), count * sizeof(uint32_t)));

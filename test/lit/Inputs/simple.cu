@@ -1,0 +1,20 @@
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+__global__ void k(const CUtensorMap *map, int *out) {
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(map) : "memory");
+  asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
+  out[0] = 1;
+}
+
+int main() {
+  CUtensorMap h{};
+  int *out;
+  cudaMalloc(&out, sizeof(int));
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  k<<<1, 1>>>(d, out);
+  cudaFree(d);
+  return 0;
+}

@@ -73,11 +73,10 @@ __global__ void empty_kernel() {}
 CUtensorMap make_tile_map(const float* base, int width, int height) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {cuuint64_t(width), cuuint64_t(height)};
-  const cuuint64_t row_pitch[1] = {cuuint64_t(width) * sizeof(float)};
-  const cuuint32_t box[2] = {kTileCols, kTileRows};
-  const cuuint32_t elem_strides[2] = {1, 1};
-  CHECK_CU(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base),
-                                  dims, row_pitch, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+  const cuuint64_t pitch[1] = {width * sizeof(float)};  // bytes between rows
+  const cuuint32_t box[2] = {kTileCols, kTileRows}, elem_strides[2] = {1, 1};
+  CHECK_CU(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void*)base, dims,
+                                  pitch, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                   CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   return map;

@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
   if (opt.graph) CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   for (int i = 0; i < runs; ++i) {
     if (opt.time && i == bench::kWarmup) timer.start(stream);
-    const cudaError_t err = rowscale::launch_row_scale(&in_map, d_scale, d_out, kRows, kCols, stream);
+    const cudaError_t err =
+        rowscale::launch_row_scale(&in_map, d_scale, d_out, kRows, kCols, stream);
     if (opt.graph && err != cudaSuccess) {  // the launcher cannot be captured: run it plainly
       bench::abandon_capture(stream, err);
       CHECK_CUDA(rowscale::launch_row_scale(&in_map, d_scale, d_out, kRows, kCols, stream));

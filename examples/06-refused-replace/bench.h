@@ -60,8 +60,11 @@ inline Options parse(int argc, char** argv) {
   return o;
 }
 
-// Times the launch sequence is enqueued: once into the graph, warm-up plus timed, or --launches.
-inline int iterations(const Options& o) { return o.graph ? 1 : o.time ? kWarmup + kTimed : o.launches; }
+// Times the launch sequence is enqueued: once into the graph, warm-up plus
+// timed launches, or --launches.
+inline int iterations(const Options& o) {
+  return o.graph ? 1 : o.time ? kWarmup + kTimed : o.launches;
+}
 
 struct Timer {  // CUDA events: mean µs per item enqueued between start() and stop_us()
   cudaEvent_t ev[2];
@@ -89,7 +92,7 @@ float time_each(cudaStream_t s, Launch&& launch) {
   return timer.stop_us(s, kTimed);
 }
 
-// Ends the capture begun on `s`, counts the graph's memcpy nodes and times its replays.
+// Ends the capture begun on `s`, counts the graph's memcpy nodes, times its replays.
 inline void end_capture_and_replay(cudaStream_t s) {
   cudaGraph_t graph = nullptr;
   CHECK_CUDA(cudaStreamEndCapture(s, &graph));

@@ -180,6 +180,34 @@ private:
   }
   const DeclStmt *declStmtOf(const VarDecl *V, const FunctionDecl *Fn);
   bool isAncestor(const Stmt *A, const Stmt *S, const FunctionDecl *Fn);
+  /// Does \p S run whenever its top statement \p Top does? (No if, loop,
+  /// switch, ?: or short-circuit operator in between; a macro's
+  /// do { } while (0) runs once.)
+  bool runsWhenReached(const Stmt *S, const Stmt *Top, const FunctionDecl *Fn) {
+    for (const Stmt *Cur = S; Cur && Cur != Top;) {
+      const Stmt *P = parent(Fn, Cur);
+      if (!P)
+        return false;
+      if (const auto *If = dyn_cast<IfStmt>(P))
+        if (If->getCond() == Cur || If->getInit() == Cur) {
+          Cur = P;
+          continue;
+        }
+      if (const auto *Sw = dyn_cast<SwitchStmt>(P))
+        if (Sw->getCond() == Cur || Sw->getInit() == Cur) {
+          Cur = P;
+          continue;
+        }
+      if (isa<IfStmt, SwitchStmt, ForStmt, WhileStmt, CXXForRangeStmt,
+              AbstractConditionalOperator>(P))
+        return false;
+      if (const auto *BO = dyn_cast<BinaryOperator>(P))
+        if (BO->isLogicalOp() && BO->getRHS() == Cur)
+          return false;
+      Cur = P;
+    }
+    return true;
+  }
   bool between(const Stmt *From, const Stmt *To, const Stmt *X, const FunctionDecl *Fn);
   unsigned offsetOf(SourceLocation L) {
     return Ctx.getSourceManager().getFileOffset(
@@ -1247,6 +1275,8 @@ void PassAnalyzer::analyzeLaunch(const CUDAKernelCallExpr *CE, const FunctionDec
     const Stmt *Launch = CE;
     const CopyInfo *Reaching = nullptr;
     for (const CopyInfo &C : BufferCopies[V]) {
+      if (!runsWhenReached(C.Call, C.Top, Fn))
+        continue; // under a condition or in a loop body: it may not run
       const Stmt *Block = parent(Fn, C.Top);
       if (!Block || !isAncestor(Block, Launch, Fn) || isAncestor(C.Top, Launch, Fn))
         continue;

@@ -138,38 +138,32 @@ std::string unifiedDiff(llvm::StringRef Path, llvm::StringRef Old,
     unsigned HA = Blocks[I].A >= Ctx ? Blocks[I].A - Ctx : 0;
     unsigned HB = std::min<unsigned>(Blocks[J].B + Ctx, OldLines.size() - 1);
     std::string Body;
+    // A last line without its newline gets the usual marker.
+    auto Emit = [&](char Prefix, const std::string &L) {
+      Body += Prefix + L;
+      if (L.empty() || L.back() != '\n')
+        Body += "\n\\ No newline at end of file\n";
+    };
     unsigned OldCount = 0, NewCount = 0;
     unsigned Line = HA;
     long HunkDelta = 0;
     for (size_t K = I; K <= J; ++K) {
       for (; Line < Blocks[K].A; ++Line, ++OldCount, ++NewCount)
-        Body += " " + OldLines[Line];
+        Emit(' ', OldLines[Line]);
       for (; Line <= Blocks[K].B; ++Line, ++OldCount)
-        Body += "-" + OldLines[Line];
+        Emit('-', OldLines[Line]);
       for (const std::string &N : Blocks[K].NewLines) {
-        Body += "+" + N;
+        Emit('+', N);
         ++NewCount;
       }
       HunkDelta += long(Blocks[K].NewLines.size()) - long(Blocks[K].B - Blocks[K].A + 1);
     }
     for (; Line <= HB; ++Line, ++OldCount, ++NewCount)
-      Body += " " + OldLines[Line];
-    // Lines without a final newline get the usual marker.
-    std::string Fixed;
-    size_t Pos = 0;
-    while (Pos < Body.size()) {
-      size_t N = Body.find('\n', Pos);
-      if (N == std::string::npos) {
-        Fixed += Body.substr(Pos) + "\n\\ No newline at end of file\n";
-        break;
-      }
-      Fixed += Body.substr(Pos, N - Pos + 1);
-      Pos = N + 1;
-    }
+      Emit(' ', OldLines[Line]);
     long NewStart = long(HA) + 1 + Delta;
     OS << "@@ -" << (OldCount ? HA + 1 : HA) << "," << OldCount << " +"
        << (NewCount ? NewStart : NewStart - 1) << "," << NewCount << " @@\n"
-       << Fixed;
+       << Body;
     Delta += HunkDelta;
     I = J + 1;
   }

@@ -1,0 +1,140 @@
+#include "tma/Planner.h"
+
+#include <gtest/gtest.h>
+
+using namespace tma;
+
+namespace {
+SourcePoint at(unsigned Off) { return {"/src/a.cu", Off, 1, Off + 1}; }
+TextEdit edit(unsigned Off, unsigned Len, std::string Text) {
+  return {"/src/a.cu", Off, Len, std::move(Text)};
+}
+
+/// One kernel with one descriptor, one launch through buffer 'd'.
+PassFacts oneKernel(std::string Side) {
+  PassFacts F;
+  F.Side = Side;
+  DescriptorParam P;
+  P.Key = "c:@F@k#0";
+  P.KernelName = "k";
+  P.ParamName = "map";
+  P.Where = at(10);
+  P.DefinitionSeen = true;
+  P.Edits = {edit(10, 20, "const __grid_constant__ CUtensorMap map"), edit(50, 0, "&")};
+  F.Params.push_back(P);
+  LaunchSite L;
+  L.ParamKey = P.Key;
+  L.Where = at(200);
+  L.Edits = {edit(200, 1, "h")};
+  L.BufferKey = "/src/a.cu:150";
+  F.Launches.push_back(L);
+  DeviceBuffer B;
+  B.Key = L.BufferKey;
+  B.Name = "d";
+  B.Where = at(150);
+  B.Uses = {{HostUseKind::Declaration, at(150), "decl", {edit(140, 20, "")}},
+            {HostUseKind::Alloc, at(165), "cudaMalloc", {edit(160, 30, "")}},
+            {HostUseKind::Launch, at(200), "launch", {}}};
+  F.Buffers.push_back(B);
+  return F;
+}
+} // namespace
+
+TEST(Planner, IdenticalEditsFromBothPassesMerge) {
+  Plan P = makePlan({oneKernel("device"), oneKernel("host")}, {});
+  ASSERT_EQ(P.Params.size(), 1u);
+  EXPECT_TRUE(P.Params[0].Rewrite);
+  ASSERT_EQ(P.Units.size(), 1u);
+  // signature, '&', launch argument, declaration, allocation: each once.
+  EXPECT_EQ(P.Units[0].Edits.size(), 5u);
+  EXPECT_EQ(P.Units[0].LaunchesChanged, 1u);
+  EXPECT_EQ(P.Units[0].AllocsRemoved, 1u);
+}
+
+TEST(Planner, BlockerInOnePassRefusesTheGroup) {
+  PassFacts Host = oneKernel("host");
+  PassFacts Device = oneKernel("device");
+  Device.Params[0].Blockers.push_back({DiagID::DeviceWrite, "written", at(60), {}});
+  Plan P = makePlan({Device, Host}, {});
+  EXPECT_FALSE(P.Params[0].Rewrite);
+  EXPECT_EQ(P.Params[0].Blockers.front().ID, DiagID::DeviceWrite);
+  EXPECT_TRUE(P.editsByFile().empty()) << "a refused group edits nothing, launches included";
+}
+
+TEST(Planner, ConflictingEditsRefuseWithTma109) {
+  PassFacts Device = oneKernel("device");
+  PassFacts Host = oneKernel("host");
+  Host.Params[0].Edits.push_back(edit(45, 10, "x")); // overlaps the '&' insertion at 50
+  Plan P = makePlan({Device, Host}, {});
+  EXPECT_FALSE(P.Params[0].Rewrite);
+  EXPECT_EQ(P.Params[0].Blockers.front().ID, DiagID::Conflict);
+  EXPECT_TRUE(P.editsByFile().empty());
+}
+
+TEST(Planner, PassesDisagreeingOnALaunchConflict) {
+  PassFacts Device = oneKernel("device");
+  PassFacts Host = oneKernel("host");
+  Host.Launches[0].Edits = {edit(200, 1, "other")};
+  Plan P = makePlan({Device, Host}, {});
+  EXPECT_FALSE(P.Params[0].Rewrite);
+  EXPECT_EQ(P.Params[0].Blockers.front().ID, DiagID::Conflict);
+}
+
+TEST(Planner, NoLaunchMeansNoRewrite) {
+  PassFacts F = oneKernel("host");
+  F.Launches.clear();
+  Plan P = makePlan({F}, {});
+  EXPECT_FALSE(P.Params[0].Rewrite);
+  EXPECT_EQ(P.Params[0].Blockers.front().ID, DiagID::LaunchNotRewritable);
+}
+
+TEST(Planner, BufferWithAnotherUseIsKept) {
+  PassFacts F = oneKernel("host");
+  F.Buffers[0].Uses.push_back({HostUseKind::Other, at(300), "cudaMemset", {}});
+  Plan P = makePlan({F}, {});
+  ASSERT_TRUE(P.Params[0].Rewrite);
+  EXPECT_EQ(P.Units[0].Edits.size(), 3u) << "signature, '&', launch only";
+  EXPECT_EQ(P.Units[0].AllocsRemoved, 0u);
+  ASSERT_EQ(P.Units[0].LeftInPlace.size(), 1u);
+}
+
+TEST(Planner, SharedBufferJoinsGroupsAndStaysForARefusedUser) {
+  PassFacts F = oneKernel("host");
+  DescriptorParam Q = F.Params[0];
+  Q.Key = "c:@F@k2#0";
+  Q.KernelName = "k2";
+  Q.Edits = {edit(400, 20, "const __grid_constant__ CUtensorMap map")};
+  Q.Blockers = {{DiagID::DeviceWrite, "written", at(420), {}}};
+  F.Params.push_back(Q);
+  LaunchSite L2 = F.Launches[0];
+  L2.ParamKey = Q.Key;
+  L2.Where = at(500);
+  L2.Edits = {edit(500, 1, "h")};
+  F.Launches.push_back(L2);
+  F.Buffers[0].Uses.push_back({HostUseKind::Launch, at(500), "launch", {}});
+  Plan P = makePlan({F}, {});
+  // k is rewritten, k2 refused: the buffer stays because k2 still reads it.
+  unsigned Rewritten = 0;
+  for (const ParamDecision &D : P.Params)
+    Rewritten += D.Rewrite;
+  EXPECT_EQ(Rewritten, 1u);
+  ASSERT_EQ(P.Units.size(), 1u);
+  EXPECT_EQ(P.Units[0].AllocsRemoved, 0u);
+}
+
+TEST(Planner, OutsideInRootIsRefused) {
+  PlanOptions O;
+  O.InRoot = "/elsewhere";
+  Plan P = makePlan({oneKernel("host")}, O);
+  EXPECT_FALSE(P.Params[0].Rewrite);
+  EXPECT_EQ(P.Params[0].Blockers.front().ID, DiagID::Declaration);
+}
+
+TEST(Planner, EditsConflict) {
+  EXPECT_FALSE(editsConflict(edit(0, 5, "a"), edit(0, 5, "a")));
+  EXPECT_TRUE(editsConflict(edit(0, 5, "a"), edit(4, 2, "b")));
+  EXPECT_FALSE(editsConflict(edit(0, 5, "a"), edit(5, 2, "b")));
+  EXPECT_TRUE(editsConflict(edit(3, 0, "&"), edit(3, 0, "*")));
+  EXPECT_TRUE(editsConflict(edit(3, 0, "&"), edit(0, 10, "")));
+  EXPECT_FALSE(editsConflict(edit(0, 0, "&"), edit(0, 10, "")));
+}

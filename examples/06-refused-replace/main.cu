@@ -1,16 +1,13 @@
-// Ring-buffer consumer whose tensor map is retargeted on the device.
+// Grouped offset-add over G separately allocated uint32 matrices of one shape,
+// with one tensor map per group that the kernel retargets on the device.
 //
-// A producer stage (not shown) fills one of kSlots equally shaped uint32
-// matrices and publishes the index of the newest one in device memory. Every
-// iteration, retarget_to_latest points the global-memory tensor map at that
-// slot with tensormap.replace and a release fence, then consume acquires the
-// map, TMA-loads its tiles and writes out = in * 5 + 1. No host round trip is
-// needed, so the iteration can live in a CUDA graph.
+// The host uploads G copies of a template tensor map (encoded for group 0).
+// CTA g points copy g at its own group's matrix with tensormap.replace,
+// publishes the change with a release fence, acquires it, and then streams the
+// group's tiles through shared memory: out[g] = in[g] + g * 1000.
 //
-// The descriptor is written on the device and read by the next kernel through
-// the same pointer, so it must stay in global memory: tma-modernize has to
-// leave this program byte-identical. (Passing the host copy by value would make
-// consume read slot 0 instead of the newest slot: the checksum would change.)
+// The descriptors are written on the device, so they must stay in global
+// memory: tma-modernize has to leave this program exactly as it is.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -20,9 +17,8 @@
 
 #include "bench.h"
 
-namespace ring {
+namespace grouped {
 
-constexpr int kSlots = 4;
 constexpr int kTileRows = 32, kTileCols = 64;
 constexpr int kThreads = 256;
 constexpr uint32_t kTileBytes = kTileRows * kTileCols * sizeof(uint32_t);
@@ -31,49 +27,56 @@ __device__ inline uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
-// One thread: point `map` at ring slot *latest.
-__global__ void retarget_to_latest(CUtensorMap* map, const uint32_t* const* slots,
-                                   const int* latest) {
-  const uint32_t* base = slots[*latest];
-  asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;"
-               :: "l"(map), "l"(base) : "memory");  // a generic address of global memory
-  asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
-}
-
+// One CTA per group; maps[g] is group g's writable tensor map.
 __global__ void __launch_bounds__(kThreads)
-consume(const CUtensorMap* map, uint32_t* out, int rows, int cols) {
-  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(map) : "memory");
+offset_groups(CUtensorMap* maps, const uint32_t* const* group_in, uint32_t* out, int rows,
+              int cols) {
+  const int g = blockIdx.x;
+  CUtensorMap* map = &maps[g];
+  if (threadIdx.x == 0) {
+    asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;"
+                 :: "l"(map), "l"(group_in[g]) : "memory");
+    asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
+    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(map) : "memory");
+  }
 
   __shared__ alignas(128) uint32_t tile[kTileRows][kTileCols];
   __shared__ uint64_t tile_full;
-  const int x0 = blockIdx.x * kTileCols, y0 = blockIdx.y * kTileRows;
   const uint32_t bar = smem_addr(&tile_full);
   if (threadIdx.x == 0) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(bar) : "memory");
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   }
   __syncthreads();
-  if (threadIdx.x == 0) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-                 :: "r"(bar), "r"(kTileBytes) : "memory");
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3}], [%4];"
-                 :: "r"(smem_addr(tile)), "l"(map), "r"(x0), "r"(y0), "r"(bar) : "memory");
-  }
-  for (uint32_t done = 0; !done;)
-    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;"
-                 " selp.u32 %0, 1, 0, p; }"
-                 : "=r"(done) : "r"(bar) : "memory");
-  for (int i = threadIdx.x; i < kTileRows * kTileCols; i += kThreads) {
-    const int r = i / kTileCols, c = i % kTileCols;
-    if (y0 + r < rows && x0 + c < cols) out[size_t(y0 + r) * cols + x0 + c] = tile[r][c] * 5u + 1u;
+
+  const int tiles_x = (cols + kTileCols - 1) / kTileCols;
+  const int num_tiles = tiles_x * ((rows + kTileRows - 1) / kTileRows);
+  for (int t = 0; t < num_tiles; ++t) {
+    const int x0 = (t % tiles_x) * kTileCols, y0 = (t / tiles_x) * kTileRows;
+    if (threadIdx.x == 0) {
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                   :: "r"(bar), "r"(kTileBytes) : "memory");
+      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                   " [%0], [%1, {%2, %3}], [%4];"
+                   :: "r"(smem_addr(tile)), "l"(map), "r"(x0), "r"(y0), "r"(bar) : "memory");
+    }
+    for (uint32_t done = 0; !done;)
+      asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;"
+                   " selp.u32 %0, 1, 0, p; }"
+                   : "=r"(done) : "r"(bar), "r"(uint32_t(t & 1)) : "memory");
+    for (int i = threadIdx.x; i < kTileRows * kTileCols; i += kThreads) {
+      const int r = i / kTileCols, c = i % kTileCols;
+      if (y0 + r < rows && x0 + c < cols)
+        out[(size_t(g) * rows + y0 + r) * cols + x0 + c] = tile[r][c] + uint32_t(g) * 1000u;
+    }
+    __syncthreads();  // the tile buffer is reloaded only after everyone has read it
   }
 }
 
-// Same grid and block as consume, no work: the launch-overhead floor.
+// Same grid and block, no work: the launch-overhead floor.
 __global__ void empty_kernel() {}
 
-CUtensorMap make_slot_map(const uint32_t* base, int rows, int cols) {
+CUtensorMap make_template_map(const uint32_t* base, int rows, int cols) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
   const cuuint64_t pitch[1] = {cols * sizeof(uint32_t)};
@@ -85,72 +88,69 @@ CUtensorMap make_slot_map(const uint32_t* base, int rows, int cols) {
   return map;
 }
 
-// `slots` and `latest` are device memory; the map starts out encoded for slot 0.
-void run(uint32_t* const* slots, const int* latest, const uint32_t* slot0, uint32_t* d_out,
-         int rows, int cols, cudaStream_t stream, const bench::Options& opt) {
-  CUtensorMap slot_map = make_slot_map(slot0, rows, cols);
-  CUtensorMap* d_slot_map = nullptr;
-  CHECK_CUDA(cudaMalloc(&d_slot_map, sizeof(CUtensorMap)));
-  CHECK_CUDA(cudaMemcpy(d_slot_map, &slot_map, sizeof(CUtensorMap), cudaMemcpyHostToDevice));
+// `inputs` holds the groups' device pointers.
+void run(const std::vector<uint32_t*>& inputs, uint32_t* d_out, int rows, int cols,
+         cudaStream_t stream, const bench::Options& opt) {
+  const int groups = int(inputs.size());
+  const std::vector<CUtensorMap> maps(groups, make_template_map(inputs[0], rows, cols));
+  CUtensorMap* d_maps = nullptr;
+  uint32_t** d_inputs = nullptr;
+  CHECK_CUDA(cudaMalloc(&d_maps, groups * sizeof(CUtensorMap)));
+  CHECK_CUDA(cudaMalloc(&d_inputs, groups * sizeof(uint32_t*)));
+  CHECK_CUDA(cudaMemcpy(d_maps, maps.data(), groups * sizeof(CUtensorMap), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d_inputs, inputs.data(), groups * sizeof(uint32_t*),
+                        cudaMemcpyHostToDevice));
 
-  const dim3 grid((cols + kTileCols - 1) / kTileCols, (rows + kTileRows - 1) / kTileRows);
   bench::Timer timer;
   if (opt.graph) CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   for (int i = 0, n = bench::iterations(opt); i < n; ++i) {
     if (opt.time && i == bench::kWarmup) timer.start(stream);
-    retarget_to_latest<<<1, 1, 0, stream>>>(d_slot_map, slots, latest);
-    consume<<<grid, kThreads, 0, stream>>>(d_slot_map, d_out, rows, cols);
+    offset_groups<<<groups, kThreads, 0, stream>>>(d_maps, d_inputs, d_out, rows, cols);
     CHECK_CUDA(cudaGetLastError());
   }
   if (opt.time) {
     const float launch_us = timer.stop_us(stream, bench::kTimed);
     const float floor_us =
-        bench::time_each(stream, [&] { empty_kernel<<<grid, kThreads, 0, stream>>>(); });
+        bench::time_each(stream, [&] { empty_kernel<<<groups, kThreads, 0, stream>>>(); });
     std::printf("time: launch_us=%.3f floor_us=%.3f\n", launch_us, floor_us);
   }
   if (opt.graph) bench::end_capture_and_replay(stream);
   CHECK_CUDA(cudaStreamSynchronize(stream));
-  CHECK_CUDA(cudaFree(d_slot_map));
+  CHECK_CUDA(cudaFree(d_maps));
+  CHECK_CUDA(cudaFree(d_inputs));
 }
 
-}  // namespace ring
+}  // namespace grouped
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse(argc, argv);
-  constexpr int kRows = 500, kCols = 512, kLatest = 2;  // last row of tiles is partial
-  const size_t per_slot = size_t(kRows) * kCols;
+  constexpr int kGroups = 8, kRows = 250, kCols = 256;  // last row of tiles is partial
+  const size_t per_group = size_t(kRows) * kCols, count = kGroups * per_group;
 
-  std::vector<uint32_t> in(ring::kSlots * per_slot), out(per_slot);
-  for (size_t i = 0; i < in.size(); ++i) in[i] = uint32_t(i * 2654435761u) >> 4;
-  std::vector<uint32_t*> slots(ring::kSlots);
-  for (int s = 0; s < ring::kSlots; ++s) {  // separate allocations: only the base differs
-    CHECK_CUDA(cudaMalloc(&slots[s], per_slot * sizeof(uint32_t)));
-    CHECK_CUDA(cudaMemcpy(slots[s], in.data() + s * per_slot, per_slot * sizeof(uint32_t),
+  std::vector<uint32_t> in(count), out(count);
+  for (size_t i = 0; i < count; ++i) in[i] = uint32_t(i * 2654435761u) >> 8;
+  std::vector<uint32_t*> d_inputs(kGroups);
+  for (int g = 0; g < kGroups; ++g) {  // separate allocations: only the base address differs
+    CHECK_CUDA(cudaMalloc(&d_inputs[g], per_group * sizeof(uint32_t)));
+    CHECK_CUDA(cudaMemcpy(d_inputs[g], in.data() + g * per_group, per_group * sizeof(uint32_t),
                           cudaMemcpyHostToDevice));
   }
-  uint32_t** d_slots = nullptr;
-  int* d_latest = nullptr;
   uint32_t* d_out = nullptr;
-  CHECK_CUDA(cudaMalloc(&d_slots, ring::kSlots * sizeof(uint32_t*)));
-  CHECK_CUDA(cudaMalloc(&d_latest, sizeof(int)));
-  CHECK_CUDA(cudaMalloc(&d_out, per_slot * sizeof(uint32_t)));
-  CHECK_CUDA(cudaMemcpy(d_slots, slots.data(), ring::kSlots * sizeof(uint32_t*),
-                        cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemcpy(d_latest, &kLatest, sizeof(int), cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemset(d_out, 0, per_slot * sizeof(uint32_t)));
+  CHECK_CUDA(cudaMalloc(&d_out, count * sizeof(uint32_t)));
+  CHECK_CUDA(cudaMemset(d_out, 0, count * sizeof(uint32_t)));
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreate(&stream));
 
-  ring::run(d_slots, d_latest, slots[0], d_out, kRows, kCols, stream, opt);
-  CHECK_CUDA(cudaMemcpy(out.data(), d_out, per_slot * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  grouped::run(d_inputs, d_out, kRows, kCols, stream, opt);
+  CHECK_CUDA(cudaMemcpy(out.data(), d_out, count * sizeof(uint32_t), cudaMemcpyDeviceToHost));
 
   size_t bad = 0;
-  for (size_t i = 0; i < per_slot; ++i) bad += out[i] != in[kLatest * per_slot + i] * 5u + 1u;
-  std::printf("checksum: 0x%08x\n", bench::fnv1a(out.data(), per_slot * sizeof(uint32_t)));
+  for (size_t i = 0; i < count; ++i) bad += out[i] != in[i] + uint32_t(i / per_group) * 1000u;
+  std::printf("checksum: 0x%08x\n", bench::fnv1a(out.data(), count * sizeof(uint32_t)));
   std::printf("check: %s\n", bad == 0 ? "OK" : "MISMATCH");
 
   CHECK_CUDA(cudaStreamDestroy(stream));
-  for (uint32_t* p : slots) CHECK_CUDA(cudaFree(p));
-  for (void* p : {(void*)d_slots, (void*)d_latest, (void*)d_out}) CHECK_CUDA(cudaFree(p));
+  for (uint32_t* p : d_inputs) CHECK_CUDA(cudaFree(p));
+  CHECK_CUDA(cudaFree(d_out));
   return bad == 0 ? 0 : 1;
 }

@@ -86,7 +86,7 @@ for name in "${examples[@]}"; do
   fi
   while IFS= read -r f; do
     if ! cmp -s "$orig/$f" "$rewr/$f"; then
-      echo "gpu-compile: $name: $f was changed by the tool, which must refuse it:" >&2
+      echo "gpu-compile: $name: ${f#./} was changed by the tool, which must refuse it:" >&2
       diff -u "$orig/$f" "$rewr/$f" | head -40 | sed 's/^/    /' >&2
       unchanged=no
     fi
@@ -94,5 +94,6 @@ for name in "${examples[@]}"; do
 done
 (( refused > 0 )) || unchanged="no (no refused example found)"
 
-echo "gpu-compile: ${#examples[@]} examples, $both compiled before+after, refused-example unchanged: $unchanged ($((SECONDS - start)) s)"
+echo "gpu-compile: took $((SECONDS - start)) s (tool and nvcc, $jobs jobs)"
+echo "gpu-compile: ${#examples[@]} examples, $both compiled before+after, refused-example unchanged: $unchanged"
 [[ $failed == 0 && $both == "${#examples[@]}" && $unchanged == yes ]]

@@ -66,17 +66,21 @@ prepare_one() {
     >"$work/tool.log" 2>&1 || rc=$?
   echo "$rc" >"$work/tool.rc"
 
-  local decision
-  if ! diff -ru "$work/original" "$work/rewritten" >"$work/rewrite.diff"; then
+  # rewritten: some file differs; refused: none does and the tool refused a
+  # descriptor; unchanged: none does otherwise (nothing to do, or the tool failed).
+  local decision codes
+  if ! (cd "$work" && diff -ru original rewritten >rewrite.diff); then
     decision=rewritten
-  elif grep -Eq '(^|[^0-9])[1-9][0-9]* refused|tma-[0-9]+\]' "$work/tool.log" || ((rc != 0)); then
+  elif grep -Eq '(^|[^0-9])[1-9][0-9]* refused' "$work/tool.log"; then
     decision=refused
   else
     decision=unchanged
   fi
   echo "$decision" >"$work/decision"
-  grep -oE 'tma-[0-9]{3}' "$work/tool.log" | sort -u | tr '\n' ' ' | sed 's/ $//' >"$work/codes" || true
-  printf '%-24s %-10s tool exit %s  [%s]\n' "$name" "$decision" "$rc" "$(cat "$work/codes")"
+  codes=$(grep -oE 'tma-[0-9]{3}' "$work/tool.log" | sort -u | tr '\n' ' ' | sed 's/ $//')
+  ((rc == 0)) || codes="${codes:+$codes, }tool exit $rc"
+  echo "$codes" >"$work/codes"
+  printf '%-26s %-10s %s\n' "$name" "$decision" "${codes:+[$codes]}"
 }
 
 for name in "${examples[@]}"; do

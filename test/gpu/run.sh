@@ -145,7 +145,9 @@ for name in "${examples[@]}"; do
 
   same=no
   if [[ $(cat "$o/build.rc") != 0 || $(cat "$r/build.rc") != 0 ]]; then
-    same="build failed: $([[ $(cat "$o/build.rc") != 0 ]] && echo original) $([[ $(cat "$r/build.rc") != 0 ]] && echo rewritten)"
+    same="build failed:"
+    [[ $(cat "$o/build.rc") == 0 ]] || same+=" original"
+    [[ $(cat "$r/build.rc") == 0 ]] || same+=" rewritten"
     status=1
   elif ! ran "$o/run" || ! ran "$r/run"; then
     same="run failed (exit $(cat "$o/run.rc") / $(cat "$r/run.rc"))"

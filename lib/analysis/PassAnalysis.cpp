@@ -94,6 +94,7 @@ struct UseSink {
   std::vector<TextEdit> Edits;
   std::vector<SourcePoint> Fences;
   std::vector<Blocker> Blockers;
+  std::vector<SourceSpan> ReliesOn;
 };
 
 enum class ValueMode { Pointer, Integer };
@@ -121,7 +122,7 @@ private:
   std::map<std::string, size_t> ParamSlot;
   std::map<const Stmt *, std::unique_ptr<BodyIndex>> Bodies;
   std::map<const VarDecl *, size_t> BufferSlot;
-  std::map<std::pair<const FunctionDecl *, unsigned>, std::vector<Blocker>> HelperMemo;
+  std::map<std::pair<const FunctionDecl *, unsigned>, UseSink> HelperMemo;
   std::set<std::pair<const FunctionDecl *, unsigned>> HelpersInProgress;
 
   BodyIndex &index(const FunctionDecl *FD);
@@ -160,6 +161,15 @@ private:
     else
       block(Sink, DiagID::InMacro, "descriptor use is spelled inside a macro body",
             Direct->getBeginLoc());
+  }
+  SourceSpan spanOf(const Decl *D) {
+    SourceSpan S;
+    const SourceManager &SM = Ctx.getSourceManager();
+    SourceLocation B = SM.getExpansionLoc(D->getBeginLoc());
+    SourceLocation E = SM.getExpansionRange(D->getEndLoc()).getEnd();
+    S.Begin = ST.point(B);
+    S.End = SM.getFileOffset(E) + Lexer::MeasureTokenLength(E, SM, Ctx.getLangOpts());
+    return S;
   }
   void block(UseSink &Sink, DiagID ID, std::string Msg, SourceLocation Loc) {
     Sink.Blockers.push_back({ID, std::move(Msg), ST.point(Loc), {}});
@@ -426,6 +436,8 @@ void PassAnalyzer::analyzeKernel(const FunctionDecl *FD) {
     llvm::append_range(DP.Edits, Sink.Edits);
     llvm::append_range(DP.FencesRemoved, Sink.Fences);
     llvm::append_range(DP.Blockers, Sink.Blockers);
+    DP.ReliesOn.push_back(spanOf(FD));
+    llvm::append_range(DP.ReliesOn, Sink.ReliesOn);
   }
 }
 
@@ -800,22 +812,23 @@ void PassAnalyzer::handleCallArg(const CallExpr *CE, const Expr *Arg,
   if (!HelpersInProgress.count(Key)) {
     auto Memo = HelperMemo.find(Key);
     if (Memo == HelperMemo.end()) {
-      std::vector<Blocker> Found;
+      UseSink Helper;
+      Helper.ReliesOn.push_back(spanOf(Def));
       if (Depth >= 12) {
-        Found.push_back({DiagID::Escapes, "calls nest too deeply to follow",
-                         ST.point(CE->getBeginLoc()), {}});
+        Helper.Blockers.push_back({DiagID::Escapes, "calls nest too deeply to follow",
+                                   ST.point(CE->getBeginLoc()), {}});
       } else {
         HelpersInProgress.insert(Key);
-        UseSink Helper;
         walkVarRefs(Def->getParamDecl(I), Def, Depth + 1, /*IsKernelParam=*/false,
                     /*Editable=*/false,
                     PT->isIntegerType() ? ValueMode::Integer : ValueMode::Pointer, Helper);
         HelpersInProgress.erase(Key);
-        Found = std::move(Helper.Blockers);
       }
-      Memo = HelperMemo.emplace(Key, std::move(Found)).first;
+      Helper.Edits.clear();
+      Memo = HelperMemo.emplace(Key, std::move(Helper)).first;
     }
-    for (Blocker B : Memo->second) {
+    llvm::append_range(Sink.ReliesOn, Memo->second.ReliesOn);
+    for (Blocker B : Memo->second.Blockers) {
       B.Notes.push_back({"through the call to '" + Callee + "' here",
                          ST.point(CE->getBeginLoc())});
       Sink.Blockers.push_back(std::move(B));
@@ -1228,6 +1241,7 @@ void PassAnalyzer::analyzeLaunch(const CUDAKernelCallExpr *CE, const FunctionDec
     LS.KernelName = patternOf(K)->getQualifiedNameAsString();
     const Expr *Arg = CE->getArg(I);
     LS.Where = ST.point(Arg->getBeginLoc());
+    LS.ReliesOn.push_back(spanOf(Fn));
     LS.HostDescriptor = spelled(Arg);
     auto Refuse = [&](DiagID ID, std::string Msg, SourceLocation L,
                       std::vector<Note> Notes = {}) {
@@ -1416,6 +1430,9 @@ void PassAnalyzer::analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn
             return;
       }
   }
+  for (unsigned I : descriptorParamIndexes(K))
+    if (Fn)
+      Out.ParamSpans.push_back({paramKey(K, I), spanOf(Fn)});
   for (unsigned I : descriptorParamIndexes(K))
     Out.ParamBlockers.push_back(
         {paramKey(K, I),

@@ -174,7 +174,7 @@ TUResult processTranslationUnit(const std::string &FileIn, const EngineOptions &
                                return A.Where == B.Where && A.Message == B.Message;
                              }),
                  R.Errors.end());
-  if (!Device.Ran || !Host.Ran || !R.Errors.empty()) {
+  if (!Device.Ran || !Host.Ran || (Opts.Strict && !R.Errors.empty())) {
     R.Failed = true;
     R.FailMessage = "'" + FileIn + "' does not parse (" + std::to_string(R.Errors.size()) +
                     " compiler error" + (R.Errors.size() == 1 ? "" : "s") +
@@ -185,6 +185,32 @@ TUResult processTranslationUnit(const std::string &FileIn, const EngineOptions &
   PlanOptions PO;
   PO.InRoot = Opts.InRoot;
   R.ThePlan = makePlan({Device.Facts, Host.Facts}, PO);
+
+  // Error tolerance: nvcc accepts code clang rejects, so an error elsewhere
+  // must not block a rewrite that can be proven. A descriptor whose kernel,
+  // followed helpers or launching functions hold an error is refused: the
+  // error may hide a use. Verification below then demands exactly the
+  // original errors, at their shifted positions, and no new one.
+  if (!R.Errors.empty())
+    for (size_t I = 0; I < R.ThePlan.Params.size(); ++I) {
+      ParamDecision &D = R.ThePlan.Params[I];
+      std::vector<Note> Blocking;
+      for (const CompilerError &E : R.Errors)
+        if (llvm::any_of(D.ReliesOn, [&](const SourceSpan &S) { return S.contains(E.Where); }))
+          Blocking.push_back({"compiler error: " + E.Message, E.Where});
+      if (Blocking.empty())
+        continue;
+      ++R.RefusedForErrors;
+      Blocker Why{DiagID::ParseError,
+                  "clang reports " + std::to_string(Blocking.size()) + " error" +
+                      (Blocking.size() == 1 ? "" : "s") +
+                      " in code this descriptor relies on",
+                  Blocking.front().Where, Blocking};
+      if (D.Rewrite)
+        R.ThePlan.refuseUnit(D.Unit, Why);
+      else
+        D.Blockers.insert(D.Blockers.begin(), Why);
+    }
 
   // The original contents of every file a unit edits.
   for (const auto &[File, List] : R.ThePlan.editsByFile())

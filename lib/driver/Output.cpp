@@ -289,9 +289,9 @@ void Summary::add(const TUResult &R) {
   ++TUs;
   if (R.Failed) {
     ++TUsFailed;
-    ++RefusedByID["tma-201"];
     return;
   }
+  ErrorsLeft += R.Errors.size();
   std::map<std::string, bool> Kernels; // kernel -> any descriptor rewritten
   for (const ParamDecision &D : R.ThePlan.Params) {
     Kernels[D.KernelName] |= D.Rewrite;
@@ -321,8 +321,7 @@ void printSummary(llvm::raw_ostream &OS, const Summary &S, llvm::StringRef Mode)
      << " refused (descriptors: " << S.ParamsRewritten << " by value, " << S.ParamsRefused
      << " refused";
   for (auto &[ID, N] : S.RefusedByID)
-    if (ID != "tma-201")
-      OS << ", " << ID << ": " << N;
+    OS << ", " << ID << ": " << N;
   OS << "); " << S.Launches << " launch" << (S.Launches == 1 ? "" : "es") << " changed, "
      << S.Copies << " cop" << (S.Copies == 1 ? "y" : "ies") << " removed (" << S.Allocs
      << " alloc, " << S.Frees << " free), " << S.Fences << " fence"
@@ -331,6 +330,9 @@ void printSummary(llvm::raw_ostream &OS, const Summary &S, llvm::StringRef Mode)
      << (S.TUs == 1 ? "" : "s");
   if (S.TUsFailed)
     OS << " (" << S.TUsFailed << " not parsed [tma-201])";
+  if (S.ErrorsLeft)
+    OS << "; " << S.ErrorsLeft << " pre-existing clang error" << (S.ErrorsLeft == 1 ? "" : "s")
+       << " left untouched";
   OS << "\n";
 }
 

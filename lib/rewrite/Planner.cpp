@@ -90,6 +90,7 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
       auto [It, New] = Params.emplace(P.Key, P);
       DescriptorParam &M = It->second;
       if (!New) {
+        llvm::append_range(M.ReliesOn, P.ReliesOn);
         if (P.DefinitionSeen && !M.DefinitionSeen)
           M.Where = P.Where;
         M.DefinitionSeen |= P.DefinitionSeen;
@@ -107,6 +108,7 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
       if (New)
         continue;
       LaunchSite &M = It->second;
+      llvm::append_range(M.ReliesOn, L.ReliesOn);
       for (const Blocker &B : L.Blockers)
         addUnique(M.Blockers, B);
       if (M.Edits != L.Edits && !M.Edits.empty() && !L.Edits.empty())
@@ -130,10 +132,14 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
     }
   }
   // ParamBlockers of one pass may name a param first seen in another pass.
-  for (const PassFacts &PF : Facts)
+  for (const PassFacts &PF : Facts) {
     for (const auto &[Key, B] : PF.ParamBlockers)
       if (Params.count(Key))
         addUnique(Params[Key].Blockers, B);
+    for (const auto &[Key, S] : PF.ParamSpans)
+      if (Params.count(Key))
+        Params[Key].ReliesOn.push_back(S);
+  }
 
   // 2. Decide each descriptor parameter.
   Plan P;
@@ -146,6 +152,7 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
     D.Index = DP.Index;
     D.Where = DP.Where;
     D.Blockers = DP.Blockers;
+    D.ReliesOn = DP.ReliesOn;
     if (!DP.DefinitionSeen)
       addUnique(D.Blockers, {DiagID::Escapes,
                              "the definition of kernel '" + DP.KernelName +
@@ -155,6 +162,7 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
     for (auto &[LK, L] : Launches)
       if (LK.first == Key) {
         ++D.Launches;
+        llvm::append_range(D.ReliesOn, L.ReliesOn);
         for (const Blocker &B : L.Blockers)
           addUnique(D.Blockers, B);
       }
@@ -171,6 +179,8 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
                                DP.Where, {}});
         break;
       }
+    llvm::sort(D.ReliesOn);
+    D.ReliesOn.erase(std::unique(D.ReliesOn.begin(), D.ReliesOn.end()), D.ReliesOn.end());
     D.Rewrite = D.Blockers.empty();
     Slot[Key] = P.Params.size();
     P.Params.push_back(std::move(D));

@@ -14,6 +14,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bundle=${GPU_BUNDLE:-$root/build/gpu}
 export GPU_BUNDLE=$bundle
+cibuild=${GPU_CI_BUILD:-$root/build/gpu-ci}  # outside the bundle, which travels to the GPU
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 [[ -x $nvcc ]] || nvcc=$(command -v nvcc || true)
@@ -21,10 +22,11 @@ if [[ -z $nvcc ]]; then
   echo "gpu-compile: no nvcc (set NVCC)" >&2
   exit 1
 fi
-flags=(-std=c++17 -gencode=arch=compute_90a,code=sm_90a)
+flags=(-std=c++17 "-gencode=arch=compute_90a,code=sm_90a")
 start=$SECONDS
 
 "$root/test/gpu/prepare.sh" || { echo "gpu-compile: prepare.sh failed" >&2; exit 1; }
+rm -rf "$cibuild"
 
 examples=()
 for dir in "$bundle"/[0-9][0-9]-*/; do
@@ -32,9 +34,9 @@ for dir in "$bundle"/[0-9][0-9]-*/; do
 done
 
 # compile NAME VARIANT: nvcc on the example's sources (and CMake if it has a
-# CMakeLists.txt); outputs go to build/gpu/NAME/ci-VARIANT, not into the copy.
+# CMakeLists.txt); outputs go to build/gpu-ci/NAME/VARIANT.
 compile() {
-  local src=$bundle/$1/$2 dst=$bundle/$1/ci-$2
+  local src=$bundle/$1/$2 dst=$cibuild/$1/$2
   rm -rf "$dst"
   mkdir -p "$dst"
   local sources=()
@@ -52,7 +54,7 @@ compile() {
 for name in "${examples[@]}"; do
   for variant in original rewritten; do
     while (( $(jobs -rp | wc -l) >= jobs )); do wait -n; done
-    ( compile "$name" "$variant"; echo $? >"$bundle/$name/ci-$variant.rc" ) &
+    ( compile "$name" "$variant"; echo $? >"$cibuild/$name/$variant.rc" ) &
   done
 done
 wait
@@ -62,10 +64,10 @@ both=0
 for name in "${examples[@]}"; do
   ok=1
   for variant in original rewritten; do
-    if [[ $(cat "$bundle/$name/ci-$variant.rc") != 0 ]]; then
+    if [[ $(cat "$cibuild/$name/$variant.rc") != 0 ]]; then
       ok=0
       echo "gpu-compile: FAILED $name/$variant:" >&2
-      tail -20 "$bundle/$name/ci-$variant/build.log" | sed 's/^/    /' >&2
+      tail -20 "$cibuild/$name/$variant/build.log" | sed 's/^/    /' >&2
     fi
   done
   if (( ok )); then both=$((both + 1)); else failed=1; fi
@@ -87,7 +89,7 @@ for name in "${examples[@]}"; do
   while IFS= read -r f; do
     if ! cmp -s "$orig/$f" "$rewr/$f"; then
       echo "gpu-compile: $name: ${f#./} was changed by the tool, which must refuse it:" >&2
-      diff -u "$orig/$f" "$rewr/$f" | head -40 | sed 's/^/    /' >&2
+      diff -u "$orig/${f#./}" "$rewr/${f#./}" | head -40 | sed 's/^/    /' >&2
       unchanged=no
     fi
   done < <(cd "$orig" && find . -type f | sort)

@@ -10,7 +10,8 @@
 #   build/gpu/NN-name/decision     rewritten | refused | unchanged (from the diff)
 #   build/gpu/NN-name/codes        the diagnostic codes the tool printed (tma-NNN ...)
 # and copies test/gpu/run.sh to build/gpu/run.sh: the directory is self-contained.
-# The tool may refuse or fail on an example: that is recorded, not an error.
+# The tool may refuse an example or fail to parse it (exit 2): that is recorded,
+# not an error; any other non-zero exit of the tool (a crash) makes this fail.
 #
 # Environment: TMA_MODERNIZE (tool binary, default build/bin/tma-modernize),
 # GPU_BUNDLE (output directory, default build/gpu), TOOL_ARGS (extra compiler
@@ -61,9 +62,17 @@ prepare_one() {
     [[ -e $f ]] && sources+=("$(basename "$f")")
   done
 
-  local rc=0
-  (cd "$work/rewritten" && "$tool" "${sources[@]}" -- "${tool_args[@]}") \
-    >"$work/tool.log" 2>&1 || rc=$?
+  # 126/127: the binary is being relinked right now; try again a little later.
+  local rc
+  for _ in 1 2 3 4; do
+    rc=0
+    (cd "$work/rewritten" && "$tool" "${sources[@]}" -- "${tool_args[@]}") \
+      >"$work/tool.log" 2>&1 || rc=$?
+    ((rc == 126 || rc == 127)) || break
+    sleep 15
+    rm -rf "$work/rewritten"
+    cp -R "$root/examples/$name" "$work/rewritten"
+  done
   echo "$rc" >"$work/tool.rc"
 
   # rewritten: some file differs; refused: none does and the tool refused a
@@ -77,17 +86,29 @@ prepare_one() {
     decision=unchanged
   fi
   echo "$decision" >"$work/decision"
-  codes=$(grep -oE 'tma-[0-9]{3}' "$work/tool.log" | sort -u | tr '\n' ' ' | sed 's/ $//')
+  codes=$({ grep -oE 'tma-[0-9]{3}' "$work/tool.log" || true; } | sort -u | tr '\n' ' ' | sed 's/ $//')
   ((rc == 0)) || codes="${codes:+$codes, }tool exit $rc"
   echo "$codes" >"$work/codes"
   printf '%-26s %-10s %s\n' "$name" "$decision" "${codes:+[$codes]}"
 }
 
 for name in "${examples[@]}"; do
-  while (( $(jobs -rp | wc -l) >= jobs )); do wait -n; done
+  while (( $(jobs -rp | wc -l) >= jobs )); do wait -n || true; done
   prepare_one "$name" &
 done
 wait
+
+# Exit 0 (done, refusals included) and 2 (a file that does not parse) are
+# answers; anything else (a crash, a missing binary) is a failure.
+status=0
+for name in "${examples[@]}"; do
+  rc=$(cat "$bundle/$name/tool.rc" 2>/dev/null || echo missing)
+  if [[ $rc != 0 && $rc != 2 ]]; then
+    echo "prepare: the tool failed on $name (exit $rc):" >&2
+    tail -5 "$bundle/$name/tool.log" | sed 's/^/    /' >&2
+    status=1
+  fi
+done
 
 cp "$root/test/gpu/run.sh" "$bundle/run.sh"
 chmod +x "$bundle/run.sh"
@@ -98,3 +119,4 @@ chmod +x "$bundle/run.sh"
   echo "run on the GPU machine: bash run.sh   (results: \$OUT/gpu-results.md or ./gpu-results.md)"
 } >"$bundle/BUNDLE.txt"
 echo "prepare: ${#examples[@]} examples in $bundle"
+exit $status

@@ -32,7 +32,7 @@ if [[ -z $nvcc ]]; then
   echo "run.sh: no nvcc (set NVCC)" | tee -a "$runlog" >&2
   exit 1
 fi
-flags=(-std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a)
+flags=(-std=c++17 -O2 "-gencode=arch=compute_90a,code=sm_90a")
 timeout_cmd=()
 command -v timeout >/dev/null && timeout_cmd=(timeout "$run_timeout")
 

@@ -32,12 +32,15 @@ OPTIONS:
   --cuda-gpu-arch=<sm_xx> GPU architecture of the device pass (default sm_90a)
   --in-root=<dir>         only files under <dir> are edited (default: .)
   --no-verify             do not re-parse the edited translation unit
+  --strict                refuse a whole translation unit on any clang error
+                          (default: refuse only descriptors whose code holds one)
   --help                  this text
   --version               the version
 
 Default action: rewrite the files in place (atomically).
 Exit status: 0 done (refusals are warnings), 1 --check found work,
-2 error (usage, unreadable input, a translation unit that does not parse).
+2 error (usage, unreadable input, a translation unit that does not parse, or
+a descriptor refused because of a clang error in its code).
 )";
 
 static int usageError(llvm::StringRef Why) {
@@ -79,6 +82,8 @@ int main(int argc, char **argv) {
       DryRun = true;
     } else if (A == "--check") {
       Check = true;
+    } else if (A == "--strict") {
+      Opts.Strict = true;
     } else if (A == "--no-verify") {
       Opts.Verify = false;
     } else if (Value("--export-fixes=", ExportFixes) || Value("--cuda-path=", CudaPathArg) ||
@@ -122,8 +127,15 @@ int main(int argc, char **argv) {
       Exit = 2;
       continue;
     }
+    if (!R.Errors.empty())
+      llvm::errs() << R.File << ": warning: clang reports " << R.Errors.size() << " error"
+                   << (R.Errors.size() == 1 ? "" : "s")
+                   << " in this translation unit; descriptors whose code holds one are not "
+                      "rewritten, the rest is (--strict refuses the whole file) [tma-201]\n";
     for (const Message &M : messagesFor(R, Writes))
       printMessage(llvm::errs(), M);
+    if (R.RefusedForErrors)
+      Exit = 2;
     // A header edited from two TUs must get the same edits from both.
     bool Clash = false;
     for (const auto &[File, List] : R.Edits)

@@ -16,6 +16,9 @@ struct EngineOptions {
   CompileOptions Compile;
   AnalysisOptions Analysis;
   bool Verify = true;
+  /// Any compiler error refuses the whole TU (the pre-tolerance behaviour).
+  /// Otherwise only descriptors whose code holds an error are refused.
+  bool Strict = false;
   std::string InRoot; // normalised; empty: no bound
 };
 
@@ -26,6 +29,8 @@ struct TUResult {
   bool Failed = false;
   std::string FailMessage;
   std::vector<CompilerError> Errors; // the original's compiler errors, both sides
+  /// Descriptors refused because a compiler error lies in code they rely on.
+  unsigned RefusedForErrors = 0;
   Plan ThePlan;
   std::map<std::string, std::vector<TextEdit>> Edits; // accepted, by file
   std::map<std::string, std::string> Original;        // contents of edited files

@@ -39,6 +39,19 @@ struct TextEdit {
   }
 };
 
+/// A stretch of one file [Begin, End).
+struct SourceSpan {
+  SourcePoint Begin;
+  unsigned End = 0;
+  bool contains(const SourcePoint &P) const {
+    return P.File == Begin.File && P.Offset >= Begin.Offset && P.Offset < End;
+  }
+  bool operator<(const SourceSpan &O) const {
+    return std::tie(Begin, End) < std::tie(O.Begin, O.End);
+  }
+  bool operator==(const SourceSpan &O) const { return Begin == O.Begin && End == O.End; }
+};
+
 struct Note {
   std::string Message;
   SourcePoint Where;
@@ -62,6 +75,9 @@ struct DescriptorParam {
   std::vector<TextEdit> Edits; // every redeclaration's parameter, body uses
   std::vector<SourcePoint> FencesRemoved;
   std::vector<Blocker> Blockers;
+  /// Code the decision rests on (the kernel, helpers it was followed into): a
+  /// compiler error inside may hide a use, so it refuses the descriptor.
+  std::vector<SourceSpan> ReliesOn;
 };
 
 enum class HostUseKind { Declaration, Alloc, Copy, Free, Launch, Other };
@@ -91,6 +107,7 @@ struct LaunchSite {
   std::string BufferKey;       // DeviceBuffer it passed, when traced
   std::string HostDescriptor;  // spelling of what is passed now
   std::vector<Blocker> Blockers;
+  std::vector<SourceSpan> ReliesOn; // the host function around the launch
 };
 
 /// A compiler error, positioned so that errors before and after an edit can
@@ -110,6 +127,8 @@ struct PassFacts {
   std::vector<DeviceBuffer> Buffers;
   /// Blockers found away from the kernel (e.g. the kernel used as a pointer).
   std::vector<std::pair<std::string, Blocker>> ParamBlockers;
+  /// Code a descriptor's decision rests on, found away from the kernel.
+  std::vector<std::pair<std::string, SourceSpan>> ParamSpans;
 };
 
 } // namespace tma

@@ -52,6 +52,7 @@ struct Summary {
   std::map<std::string, unsigned> RefusedByID;
   unsigned Launches = 0, Copies = 0, Allocs = 0, Frees = 0, Fences = 0;
   unsigned FilesChanged = 0;
+  unsigned ErrorsLeft = 0; // pre-existing compiler errors in TUs that were processed
   void add(const TUResult &R);
 };
 void printSummary(llvm::raw_ostream &OS, const Summary &S, llvm::StringRef Mode);

@@ -18,6 +18,7 @@ struct ParamDecision {
   std::vector<Blocker> Blockers; // why not; the first is the main reason
   unsigned Launches = 0;
   size_t Unit = ~size_t(0);
+  std::vector<SourceSpan> ReliesOn; // kernel, helpers, launching functions
 };
 
 /// Everything that changes together: descriptor parameters whose launches

@@ -186,6 +186,38 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
     P.Params.push_back(std::move(D));
   }
 
+  // A device copy shared with a descriptor that stays by reference may be
+  // changed on the device (tensormap.replace in another kernel): then no
+  // launch of it can pass the host descriptor instead. Refusals spread.
+  std::map<std::string, std::vector<const LaunchSite *>> BufferLaunches;
+  for (auto &[LK, L] : Launches)
+    if (!L.BufferKey.empty())
+      BufferLaunches[L.BufferKey].push_back(&L);
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (auto &[BK, Ls] : BufferLaunches) {
+      const LaunchSite *Kept = nullptr;
+      for (const LaunchSite *L : Ls)
+        if (!P.Params[Slot[L->ParamKey]].Rewrite)
+          Kept = L;
+      if (!Kept)
+        continue;
+      for (const LaunchSite *L : Ls) {
+        ParamDecision &D = P.Params[Slot[L->ParamKey]];
+        if (!D.Rewrite)
+          continue;
+        D.Rewrite = false;
+        D.Blockers.push_back(
+            {DiagID::HostNotTraceable,
+             "the device copy passed here is also passed to '" + Kept->KernelName +
+                 "', whose descriptor stays by reference and may be changed on the device",
+             L->Where,
+             {{"'" + Kept->KernelName + "' is launched with it here", Kept->Where}}});
+        Changed = true;
+      }
+    }
+  }
+
   // 3. Units: rewritten parameters whose launches share a device buffer.
   std::vector<size_t> Leader(P.Params.size());
   for (size_t I = 0; I < Leader.size(); ++I)

@@ -98,7 +98,7 @@ TEST(Planner, BufferWithAnotherUseIsKept) {
   ASSERT_EQ(P.Units[0].LeftInPlace.size(), 1u);
 }
 
-TEST(Planner, SharedBufferJoinsGroupsAndStaysForARefusedUser) {
+TEST(Planner, DeviceCopySharedWithARefusedKernelRefusesEveryReader) {
   PassFacts F = oneKernel("host");
   DescriptorParam Q = F.Params[0];
   Q.Key = "c:@F@k2#0";
@@ -113,13 +113,17 @@ TEST(Planner, SharedBufferJoinsGroupsAndStaysForARefusedUser) {
   F.Launches.push_back(L2);
   F.Buffers[0].Uses.push_back({HostUseKind::Launch, at(500), "launch", {}});
   Plan P = makePlan({F}, {});
-  // k is rewritten, k2 refused: the buffer stays because k2 still reads it.
-  unsigned Rewritten = 0;
-  for (const ParamDecision &D : P.Params)
-    Rewritten += D.Rewrite;
-  EXPECT_EQ(Rewritten, 1u);
-  ASSERT_EQ(P.Units.size(), 1u);
-  EXPECT_EQ(P.Units[0].AllocsRemoved, 0u);
+  // k2 writes the shared device copy on the device: k cannot read the host
+  // descriptor instead, so it is refused too and nothing is edited.
+  for (const ParamDecision &D : P.Params) {
+    EXPECT_FALSE(D.Rewrite) << D.KernelName;
+    if (D.KernelName == "k") {
+      ASSERT_FALSE(D.Blockers.empty());
+      EXPECT_EQ(D.Blockers.front().ID, DiagID::HostNotTraceable);
+    }
+  }
+  EXPECT_TRUE(P.Units.empty());
+  EXPECT_TRUE(P.editsByFile().empty());
 }
 
 TEST(Planner, OutsideInRootIsRefused) {

@@ -21,11 +21,14 @@ __global__ void local_kernel(const CUtensorMap *map) {
 
 int main() {
   CUtensorMap h{};
-  CUtensorMap *d;
+  CUtensorMap *d, *e;
   cudaMalloc(&d, sizeof(CUtensorMap));
   cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
   vendor_kernel<<<1, 1>>>(d);
-  local_kernel<<<1, 1>>>(d);
   cudaFree(d);
+  cudaMalloc(&e, sizeof(CUtensorMap));
+  cudaMemcpy(e, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  local_kernel<<<1, 1>>>(e);
+  cudaFree(e);
   return 0;
 }

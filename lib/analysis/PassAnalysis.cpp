@@ -81,6 +81,49 @@ bool isLoop(const Stmt *S) {
   return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
 }
 
+/// A launch of a kernel with its arguments in parameter order, whatever the
+/// form: `k<<<...>>>(args)` or `cudaLaunchKernelEx(&config, k, args...)`.
+struct KernelLaunch {
+  const Expr *E = nullptr;
+  const FunctionDecl *Kernel = nullptr;
+  const Expr *KernelRef = nullptr; // the kernel as written in a launch API call
+  std::vector<const Expr *> Args;
+  llvm::StringRef Form;
+};
+
+std::optional<KernelLaunch> asLaunch(const Stmt *S) {
+  KernelLaunch L;
+  if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(S)) {
+    L.E = KC;
+    L.Kernel = KC->getDirectCallee();
+    L.Args.assign(KC->arg_begin(), KC->arg_end());
+    L.Form = "<<<>>>";
+  } else if (const auto *CE = dyn_cast_or_null<CallExpr>(S)) {
+    // The C++ template cudaLaunchKernelEx(config, kernel, args...) maps its
+    // arguments one to one onto the kernel's parameters.
+    if (calleeName(CE) != "cudaLaunchKernelEx" || CE->getNumArgs() < 2)
+      return std::nullopt;
+    const Expr *KRef = CE->getArg(1)->IgnoreParenImpCasts();
+    if (const auto *UO = dyn_cast<UnaryOperator>(KRef); UO && UO->getOpcode() == UO_AddrOf)
+      KRef = UO->getSubExpr()->IgnoreParenImpCasts();
+    const auto *DR = dyn_cast<DeclRefExpr>(KRef);
+    if (!DR)
+      return std::nullopt;
+    L.E = CE;
+    L.Kernel = dyn_cast<FunctionDecl>(DR->getDecl());
+    L.KernelRef = DR;
+    L.Args.assign(CE->arg_begin() + 2, CE->arg_end());
+    L.Form = "cudaLaunchKernelEx";
+    if (L.Kernel && L.Args.size() != L.Kernel->getNumParams())
+      return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  if (!isKernel(L.Kernel))
+    return std::nullopt;
+  return L;
+}
+
 /// The per-function index: parents of every statement and the references to
 /// every declaration, built once per body.
 struct BodyIndex {
@@ -110,7 +153,7 @@ public:
 
   // Filled by the collector.
   std::vector<const FunctionDecl *> Kernels;
-  std::vector<std::pair<const CUDAKernelCallExpr *, const FunctionDecl *>> Launches;
+  std::vector<std::pair<KernelLaunch, const FunctionDecl *>> Launches;
   std::vector<std::pair<const DeclRefExpr *, const FunctionDecl *>> KernelRefs;
 
   ASTContext &Ctx;
@@ -176,7 +219,7 @@ private:
   }
 
   // Host side.
-  void analyzeLaunch(const CUDAKernelCallExpr *CE, const FunctionDecl *Fn);
+  void analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn);
   void analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn);
   DeviceBuffer &bufferFacts(const VarDecl *V, const FunctionDecl *Fn);
   std::vector<TextEdit> removeHostCall(const CallExpr *CE, const FunctionDecl *Fn);
@@ -266,9 +309,10 @@ public:
       A.Kernels.push_back(FD);
     return true;
   }
-  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *CE) {
+  bool VisitCallExpr(CallExpr *CE) {
     if (!Stack.empty())
-      A.Launches.push_back({CE, Stack.back()});
+      if (std::optional<KernelLaunch> L = asLaunch(CE))
+        A.Launches.push_back({*L, Stack.back()});
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *R) {
@@ -1114,11 +1158,11 @@ DeviceBuffer &PassAnalyzer::bufferFacts(const VarDecl *V, const FunctionDecl *Fn
       Call = dyn_cast_or_null<CallExpr>(P);
       std::string Name = Call ? calleeName(Call) : "";
       bool FirstArg = Call && Call->getNumArgs() > 0 && Call->getArg(0) == Cur;
-      if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(P)) {
-        const FunctionDecl *K = KC->getDirectCallee();
-        for (unsigned I = 0; K && I < KC->getNumArgs(); ++I)
-          if (KC->getArg(I) == Cur && !AddrTaken && I < K->getNumParams() &&
-              isDescriptorPointer(K->getParamDecl(I)->getType()) && isKernel(K)) {
+      if (std::optional<KernelLaunch> KL = asLaunch(P)) {
+        const FunctionDecl *K = KL->Kernel;
+        for (unsigned I = 0; I < KL->Args.size(); ++I)
+          if (KL->Args[I] == Cur && !AddrTaken && I < K->getNumParams() &&
+              isDescriptorPointer(K->getParamDecl(I)->getType())) {
             U.Kind = HostUseKind::Launch;
             U.What = "launch of '" + patternOf(K)->getQualifiedNameAsString() + "'";
           }
@@ -1229,17 +1273,16 @@ const VarDecl *simpleLValueRoot(const Expr *E, ASTContext &Ctx) {
   return nullptr;
 }
 
-void PassAnalyzer::analyzeLaunch(const CUDAKernelCallExpr *CE, const FunctionDecl *Fn) {
-  const FunctionDecl *K = CE->getDirectCallee();
-  if (!isKernel(K))
-    return;
+void PassAnalyzer::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn) {
+  const FunctionDecl *K = KL.Kernel;
+  const Expr *CE = KL.E;
   for (unsigned I : descriptorParamIndexes(K)) {
-    if (I >= CE->getNumArgs())
+    if (I >= KL.Args.size())
       continue;
     LaunchSite LS;
     LS.ParamKey = paramKey(K, I);
     LS.KernelName = patternOf(K)->getQualifiedNameAsString();
-    const Expr *Arg = CE->getArg(I);
+    const Expr *Arg = KL.Args[I];
     LS.Where = ST.point(Arg->getBeginLoc());
     LS.ReliesOn.push_back(spanOf(Fn));
     LS.HostDescriptor = spelled(Arg);
@@ -1417,6 +1460,10 @@ void PassAnalyzer::analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn
     if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(P))
       if (KC->getCallee() == Cur)
         return;
+    for (const Stmt *Q = P; Q && (Q == P || isa<UnaryOperator>(P)); Q = parent(Fn, Q))
+      if (std::optional<KernelLaunch> L = asLaunch(Q))
+        if (L->KernelRef == R)
+          return;
     if (const auto *CE = dyn_cast_or_null<CallExpr>(P))
       if (CE->getCallee() != Cur && AttributeQueries.contains(calleeName(CE)))
         return;
@@ -1449,8 +1496,8 @@ PassFacts PassAnalyzer::run() {
   C.TraverseDecl(Ctx.getTranslationUnitDecl());
   for (const FunctionDecl *K : Kernels)
     analyzeKernel(K);
-  for (auto &[CE, Fn] : Launches)
-    analyzeLaunch(CE, Fn);
+  for (auto &[KL, Fn] : Launches)
+    analyzeLaunch(KL, Fn);
   for (auto &[R, Fn] : KernelRefs)
     analyzeKernelRef(R, Fn);
   return std::move(Out);

@@ -1165,6 +1165,7 @@ DeviceBuffer &PassAnalyzer::bufferFacts(const VarDecl *V, const FunctionDecl *Fn
               isDescriptorPointer(K->getParamDecl(I)->getType())) {
             U.Kind = HostUseKind::Launch;
             U.What = "launch of '" + patternOf(K)->getQualifiedNameAsString() + "'";
+            U.ParamKey = paramKey(K, I);
           }
       } else if (AddrTaken && FirstArg && (Name == "cudaMalloc" || Name == "cudaMallocAsync")) {
         U.Kind = HostUseKind::Alloc;

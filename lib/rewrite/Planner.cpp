@@ -186,33 +186,38 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
     P.Params.push_back(std::move(D));
   }
 
+  // Who is launched with each device buffer: taken from the buffer's own
+  // uses, so that a launch refused before it was traced still counts.
+  std::map<std::string, std::vector<std::pair<std::string, SourcePoint>>> BufferUsers;
+  for (auto &[BK, B] : Buffers)
+    for (const HostUse &U : B.Uses)
+      if (U.Kind == HostUseKind::Launch && Slot.count(U.ParamKey))
+        BufferUsers[BK].push_back({U.ParamKey, U.Where});
+
   // A device copy shared with a descriptor that stays by reference may be
   // changed on the device (tensormap.replace in another kernel): then no
   // launch of it can pass the host descriptor instead. Refusals spread.
-  std::map<std::string, std::vector<const LaunchSite *>> BufferLaunches;
-  for (auto &[LK, L] : Launches)
-    if (!L.BufferKey.empty())
-      BufferLaunches[L.BufferKey].push_back(&L);
   for (bool Changed = true; Changed;) {
     Changed = false;
-    for (auto &[BK, Ls] : BufferLaunches) {
-      const LaunchSite *Kept = nullptr;
-      for (const LaunchSite *L : Ls)
-        if (!P.Params[Slot[L->ParamKey]].Rewrite)
-          Kept = L;
+    for (auto &[BK, Users] : BufferUsers) {
+      const std::pair<std::string, SourcePoint> *Kept = nullptr;
+      for (const auto &User : Users)
+        if (!P.Params[Slot[User.first]].Rewrite)
+          Kept = &User;
       if (!Kept)
         continue;
-      for (const LaunchSite *L : Ls) {
-        ParamDecision &D = P.Params[Slot[L->ParamKey]];
+      const std::string &KeptKernel = P.Params[Slot[Kept->first]].KernelName;
+      for (const auto &User : Users) {
+        ParamDecision &D = P.Params[Slot[User.first]];
         if (!D.Rewrite)
           continue;
         D.Rewrite = false;
         D.Blockers.push_back(
             {DiagID::HostNotTraceable,
-             "the device copy passed here is also passed to '" + Kept->KernelName +
+             "the device copy passed here is also passed to '" + KeptKernel +
                  "', whose descriptor stays by reference and may be changed on the device",
-             L->Where,
-             {{"'" + Kept->KernelName + "' is launched with it here", Kept->Where}}});
+             User.second,
+             {{"'" + KeptKernel + "' is launched with it here", Kept->second}}});
         Changed = true;
       }
     }
@@ -227,14 +232,10 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
       X = Leader[X] = Leader[Leader[X]];
     return X;
   };
-  std::map<std::string, std::vector<std::string>> BufferParams;
-  for (auto &[LK, L] : Launches)
-    if (!L.BufferKey.empty())
-      BufferParams[L.BufferKey].push_back(L.ParamKey);
-  for (auto &[BK, Keys] : BufferParams)
-    for (const std::string &K : Keys)
-      if (P.Params[Slot[K]].Rewrite && P.Params[Slot[Keys.front()]].Rewrite)
-        Leader[Find(Slot[K])] = Find(Slot[Keys.front()]);
+  for (auto &[BK, Users] : BufferUsers)
+    for (const auto &User : Users)
+      if (P.Params[Slot[User.first]].Rewrite && P.Params[Slot[Users.front().first]].Rewrite)
+        Leader[Find(Slot[User.first])] = Find(Slot[Users.front().first]);
 
   std::map<size_t, size_t> UnitOf;
   for (size_t I = 0; I < P.Params.size(); ++I) {
@@ -258,15 +259,15 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
 
   // 4. Device buffers whose every launch now passes the host descriptor go.
   for (auto &[BK, B] : Buffers) {
-    auto Keys = BufferParams.find(BK);
-    if (Keys == BufferParams.end())
+    auto Users = BufferUsers.find(BK);
+    if (Users == BufferUsers.end())
       continue;
-    bool AllRewritten = llvm::all_of(Keys->second, [&](const std::string &K) {
-      return P.Params[Slot[K]].Rewrite;
+    bool AllRewritten = llvm::all_of(Users->second, [&](const auto &User) {
+      return P.Params[Slot[User.first]].Rewrite;
     });
     if (!AllRewritten)
       continue; // still used by a refused launch
-    EditUnit &U = P.Units[P.Params[Slot[Keys->second.front()]].Unit];
+    EditUnit &U = P.Units[P.Params[Slot[Users->second.front().first]].Unit];
     const HostUse *Blocking = nullptr;
     for (const HostUse &Use : B.Uses)
       if (Use.Kind == HostUseKind::Other ||
@@ -293,6 +294,18 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
       U.FreesRemoved += Use.Kind == HostUseKind::Free;
     }
   }
+
+  // Nothing outside --in-root is edited: not a declaration, not a launch.
+  for (size_t I = 0; I < P.Units.size(); ++I)
+    for (const TextEdit &E : P.Units[I].Edits)
+      if (!underRoot(E.File, Opts.InRoot)) {
+        P.refuseUnit(I, {DiagID::Declaration,
+                         "'" + E.File + "' would be edited but is outside --in-root " +
+                             Opts.InRoot,
+                         {E.File, E.Offset, 0, 0},
+                         {}});
+        break;
+      }
 
   // 5. Conflicts refuse the unit (and both units when they collide).
   for (size_t I = 0; I < P.Units.size(); ++I) {

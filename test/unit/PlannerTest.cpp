@@ -34,7 +34,7 @@ PassFacts oneKernel(std::string Side) {
   B.Where = at(150);
   B.Uses = {{HostUseKind::Declaration, at(150), "decl", {edit(140, 20, "")}},
             {HostUseKind::Alloc, at(165), "cudaMalloc", {edit(160, 30, "")}},
-            {HostUseKind::Launch, at(200), "launch", {}}};
+            {HostUseKind::Launch, at(200), "launch", {}, P.Key}};
   F.Buffers.push_back(B);
   return F;
 }
@@ -111,7 +111,7 @@ TEST(Planner, DeviceCopySharedWithARefusedKernelRefusesEveryReader) {
   L2.Where = at(500);
   L2.Edits = {edit(500, 1, "h")};
   F.Launches.push_back(L2);
-  F.Buffers[0].Uses.push_back({HostUseKind::Launch, at(500), "launch", {}});
+  F.Buffers[0].Uses.push_back({HostUseKind::Launch, at(500), "launch", {}, Q.Key});
   Plan P = makePlan({F}, {});
   // k2 writes the shared device copy on the device: k cannot read the host
   // descriptor instead, so it is refused too and nothing is edited.

@@ -88,6 +88,7 @@ struct HostUse {
   SourcePoint Where;
   std::string What;              // "cudaMemcpy", "launch of k", ...
   std::vector<TextEdit> Removal; // empty when the statement cannot be removed alone
+  std::string ParamKey;          // Launch: the descriptor parameter it is passed to
 };
 
 /// A host variable (`CUtensorMap* d`) holding a device copy of a descriptor.

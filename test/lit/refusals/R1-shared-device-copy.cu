@@ -4,6 +4,13 @@
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
 // RUN: cmp %t.cu %t.orig.cu
+// The same when the writer's launch is spelled in a macro body and so is
+// never traced to the device copy (tma-107): the reader is still refused.
+// RUN: sed -e 's|^  retarget<<<1, 1>>>(d, base);|  RETARGET();|' -e 's|^int main() {|#define RETARGET() retarget<<<1, 1>>>(d, base)\nint main() {|' %t.cu > %t.macro.cu
+// RUN: cp %t.macro.cu %t.macro.orig.cu
+// RUN: %tma %t.macro.cu 2>&1 | %FileCheck %s --check-prefix=MACRO
+// RUN: cmp %t.macro.cu %t.macro.orig.cu
+// MACRO: warning: descriptor 'map' of kernel 'reader' is left by reference: the device copy passed here is also passed to 'retarget'{{.*}}[tma-105]
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cstdint>

@@ -12,6 +12,9 @@
 #include <set>
 #include <thread>
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ThreadPool.h"
+
 using namespace clang;
 
 namespace tma {
@@ -21,10 +24,16 @@ namespace {
 class ErrorCollector : public DiagnosticConsumer {
 public:
   std::vector<CompilerError> Errors;
+  /// A fatal error stops clang's diagnostics (later errors go unreported), and
+  /// an error without a position (a bad flag) may affect any code: after
+  /// either, no part of the TU can be trusted.
+  bool Untrustworthy = false;
   void HandleDiagnostic(DiagnosticsEngine::Level Level, const Diagnostic &Info) override {
     DiagnosticConsumer::HandleDiagnostic(Level, Info);
     if (Level < DiagnosticsEngine::Error)
       return;
+    if (Level == DiagnosticsEngine::Fatal || !Info.getLocation().isValid())
+      Untrustworthy = true;
     CompilerError E;
     llvm::SmallString<256> Msg;
     Info.FormatDiagnostic(Msg);
@@ -47,26 +56,37 @@ public:
 
 PassRun runPass(CudaSide Side, const std::string &MainFile,
                 const std::map<std::string, std::string> &Overlay,
-                const EngineOptions &Opts, bool Analyze) {
+                const CompileOptions &Compile, const EngineOptions &Opts, bool Analyze) {
   PassRun R;
   auto Main = Overlay.find(MainFile);
-  if (Main == Overlay.end())
-    return R;
+  std::string MainText;
+  if (Main == Overlay.end()) {
+    auto Buf = llvm::MemoryBuffer::getFile(MainFile);
+    if (!Buf)
+      return R;
+    MainText = (*Buf)->getBuffer().str();
+  } else {
+    MainText = Main->second;
+  }
   tooling::FileContentMappings Mapped;
   for (const auto &[Path, Text] : Overlay)
     if (Path != MainFile)
       Mapped.push_back({Path, Text});
   ErrorCollector Collector;
   std::unique_ptr<ASTUnit> AST = tooling::buildASTFromCodeWithArgs(
-      Main->second, passArguments(Side, Opts.Compile), MainFile, "tma-modernize",
+      MainText, passArguments(Side, Compile), MainFile, "tma-modernize",
       std::make_shared<PCHContainerOperations>(),
       tooling::getClangStripDependencyFileAdjuster(), Mapped, &Collector);
   R.Errors = std::move(Collector.Errors);
-  if (!AST)
+  if (!AST || Collector.Untrustworthy)
     return R;
   R.Ran = true;
-  if (Analyze)
+  if (Analyze) {
     R.Facts = analyzePass(AST->getASTContext(), sideName(Side), Opts.Analysis);
+    const SourceManager &SM = AST->getSourceManager();
+    for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It)
+      R.Deps.push_back(normalizePath(It->first.getName()));
+  }
   return R;
 }
 
@@ -102,41 +122,35 @@ errorSet(const std::vector<CompilerError> &Errors) {
 /// Both sides, in parallel: the two parses are independent.
 static std::pair<PassRun, PassRun> runBothSides(const std::string &File,
                                                 const std::map<std::string, std::string> &Overlay,
+                                                const CompileOptions &Compile,
                                                 const EngineOptions &Opts, bool Analyze) {
   PassRun Device, Host;
-  std::thread T([&] { Device = runPass(CudaSide::Device, File, Overlay, Opts, Analyze); });
-  Host = runPass(CudaSide::Host, File, Overlay, Opts, Analyze);
+  std::thread T([&] { Device = runPass(CudaSide::Device, File, Overlay, Compile, Opts, Analyze); });
+  Host = runPass(CudaSide::Host, File, Overlay, Compile, Opts, Analyze);
   T.join();
   return {std::move(Device), std::move(Host)};
 }
 
-/// The first error the edited text has that the original did not; empty when
+/// The first error an edited TU has that its original did not; empty when
 /// the edits introduce none.
-static std::string newError(const TUResult &R,
+static std::string newError(const TUStatus &TU, const RunResult &R,
                             const std::map<std::string, std::vector<TextEdit>> &Edits,
                             const EngineOptions &Opts, unsigned &Parses) {
   std::map<std::string, std::string> Overlay;
-  auto Contents = [&](const std::string &F) -> std::string {
-    auto It = R.Original.find(F);
-    if (It != R.Original.end())
-      return It->second;
-    auto Buf = llvm::MemoryBuffer::getFile(F);
-    return Buf ? (*Buf)->getBuffer().str() : std::string();
-  };
-  Overlay[R.File] = Contents(R.File);
   for (const auto &[File, List] : Edits) {
-    llvm::Expected<std::string> New = applyEdits(Contents(File), File, List);
-    if (!New) {
-      std::string Msg = llvm::toString(New.takeError());
-      return "edits do not apply: " + Msg;
-    }
+    auto Orig = R.Original.find(File);
+    if (Orig == R.Original.end())
+      return "no original contents for '" + File + "'";
+    llvm::Expected<std::string> New = applyEdits(Orig->second, File, List);
+    if (!New)
+      return "edits do not apply: " + llvm::toString(New.takeError());
     Overlay[File] = *New;
   }
-  auto [Device, Host] = runBothSides(R.File, Overlay, Opts, /*Analyze=*/false);
+  auto [Device, Host] = runBothSides(TU.File, Overlay, TU.Compile, Opts, /*Analyze=*/false);
   Parses += 2;
   if (!Device.Ran || !Host.Ran)
-    return "the edited translation unit could not be parsed";
-  auto Expected = errorSet(shiftErrors(R.Errors, Edits));
+    return "the edited translation unit '" + TU.File + "' could not be parsed";
+  auto Expected = errorSet(shiftErrors(TU.Errors, Edits));
   for (const PassRun *P : {&Device, &Host})
     for (const CompilerError &E : P->Errors) {
       SourcePoint W = E.Where;
@@ -145,103 +159,153 @@ static std::string newError(const TUResult &R,
         return (E.Where.File.empty() ? std::string("<command line>")
                                      : E.Where.File + ":" + std::to_string(E.Where.Line) +
                                            ":" + std::to_string(E.Where.Column)) +
-               ": error: " + E.Message + " (" + sideName(P == &Device ? CudaSide::Device
-                                                                     : CudaSide::Host)
-                                                   .str() +
-               " side)";
+               ": error: " + E.Message + " (" +
+               sideName(P == &Device ? CudaSide::Device : CudaSide::Host).str() + " side)";
     }
   return std::string();
 }
 
-TUResult processTranslationUnit(const std::string &FileIn, const EngineOptions &Opts) {
-  TUResult R;
-  R.File = normalizePath(FileIn);
-  auto Buf = llvm::MemoryBuffer::getFile(R.File);
+/// New errors in any TU that reads an edited file.
+static std::string newErrorInRun(const RunResult &R,
+                                 const std::map<std::string, std::vector<TextEdit>> &Edits,
+                                 const EngineOptions &Opts, unsigned &Parses) {
+  for (const TUStatus &TU : R.TUs) {
+    if (TU.Failed)
+      continue;
+    bool Touched = llvm::any_of(Edits, [&](const auto &KV) {
+      return KV.first == TU.File || llvm::is_contained(TU.Deps, KV.first);
+    });
+    if (!Touched)
+      continue;
+    std::string Err = newError(TU, R, Edits, Opts, Parses);
+    if (!Err.empty())
+      return Err;
+  }
+  return std::string();
+}
+
+static void analyzeOne(TUStatus &TU, std::vector<PassFacts> &Facts, const EngineOptions &Opts) {
+  if (!llvm::sys::fs::exists(TU.File)) {
+    TU.Failed = true;
+    TU.FailMessage = "cannot read '" + TU.File + "': no such file";
+    return;
+  }
+  auto Buf = llvm::MemoryBuffer::getFile(TU.File);
   if (!Buf) {
-    R.Failed = true;
-    R.FailMessage = "cannot read '" + FileIn + "': " + Buf.getError().message();
-    return R;
+    TU.Failed = true;
+    TU.FailMessage = "cannot read '" + TU.File + "': " + Buf.getError().message();
+    return;
   }
-  R.Original[R.File] = (*Buf)->getBuffer().str();
-
-  auto [Device, Host] = runBothSides(R.File, R.Original, Opts, /*Analyze=*/true);
-  llvm::append_range(R.Errors, Device.Errors);
-  llvm::append_range(R.Errors, Host.Errors);
+  auto [Device, Host] = runBothSides(TU.File, {}, TU.Compile, Opts, /*Analyze=*/true);
+  llvm::append_range(TU.Errors, Device.Errors);
+  llvm::append_range(TU.Errors, Host.Errors);
   // The two sides mostly report the same errors: keep each once.
-  llvm::sort(R.Errors);
-  R.Errors.erase(std::unique(R.Errors.begin(), R.Errors.end(),
-                             [](const CompilerError &A, const CompilerError &B) {
-                               return A.Where == B.Where && A.Message == B.Message;
-                             }),
-                 R.Errors.end());
-  if (!Device.Ran || !Host.Ran || (Opts.Strict && !R.Errors.empty())) {
-    R.Failed = true;
-    R.FailMessage = "'" + FileIn + "' does not parse (" + std::to_string(R.Errors.size()) +
-                    " compiler error" + (R.Errors.size() == 1 ? "" : "s") +
-                    "); nothing in it is changed";
-    return R;
+  llvm::sort(TU.Errors);
+  TU.Errors.erase(std::unique(TU.Errors.begin(), TU.Errors.end(),
+                              [](const CompilerError &A, const CompilerError &B) {
+                                return A.Where == B.Where && A.Message == B.Message;
+                              }),
+                  TU.Errors.end());
+  TU.Deps = Device.Deps;
+  llvm::append_range(TU.Deps, Host.Deps);
+  llvm::sort(TU.Deps);
+  TU.Deps.erase(std::unique(TU.Deps.begin(), TU.Deps.end()), TU.Deps.end());
+  if (!Device.Ran || !Host.Ran || (Opts.Strict && !TU.Errors.empty())) {
+    TU.Failed = true;
+    TU.FailMessage = "'" + TU.File + "' does not parse (" + std::to_string(TU.Errors.size()) +
+                     " compiler error" + (TU.Errors.size() == 1 ? "" : "s") +
+                     "); nothing in it is changed";
+    return;
   }
+  Facts.push_back(std::move(Device.Facts));
+  Facts.push_back(std::move(Host.Facts));
+}
 
+RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Opts,
+                     unsigned Jobs) {
+  RunResult R;
+  for (const TUInput &In : Inputs) {
+    TUStatus TU;
+    TU.File = normalizePath(In.File);
+    TU.Compile = In.Compile;
+    TU.Notes = In.Notes;
+    R.TUs.push_back(std::move(TU));
+  }
+  // 1. Every TU, both sides; facts kept per TU so the order is the input's.
+  std::vector<std::vector<PassFacts>> PerTU(R.TUs.size());
+  {
+    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(std::max(1u, Jobs)));
+    for (size_t I = 0; I < R.TUs.size(); ++I)
+      Pool.async([&, I] { analyzeOne(R.TUs[I], PerTU[I], Opts); });
+    Pool.wait();
+  }
+  std::vector<PassFacts> Facts;
+  for (auto &F : PerTU)
+    for (PassFacts &P : F)
+      Facts.push_back(std::move(P));
+
+  // 2. One plan from all of them.
   PlanOptions PO;
   PO.InRoot = Opts.InRoot;
-  R.ThePlan = makePlan({Device.Facts, Host.Facts}, PO);
+  R.ThePlan = makePlan(Facts, PO);
 
   // Error tolerance: nvcc accepts code clang rejects, so an error elsewhere
   // must not block a rewrite that can be proven. A descriptor whose kernel,
   // followed helpers or launching functions hold an error is refused: the
   // error may hide a use. Verification below then demands exactly the
   // original errors, at their shifted positions, and no new one.
-  if (!R.Errors.empty())
-    for (size_t I = 0; I < R.ThePlan.Params.size(); ++I) {
-      ParamDecision &D = R.ThePlan.Params[I];
-      std::vector<Note> Blocking;
-      for (const CompilerError &E : R.Errors)
-        if (llvm::any_of(D.ReliesOn, [&](const SourceSpan &S) { return S.contains(E.Where); }))
-          Blocking.push_back({"compiler error: " + E.Message, E.Where});
-      if (Blocking.empty())
-        continue;
-      ++R.RefusedForErrors;
-      Blocker Why{DiagID::ParseError,
-                  "clang reports " + std::to_string(Blocking.size()) + " error" +
-                      (Blocking.size() == 1 ? "" : "s") +
-                      " in code this descriptor relies on",
-                  Blocking.front().Where, Blocking};
-      if (D.Rewrite)
-        R.ThePlan.refuseUnit(D.Unit, Why);
-      else
-        D.Blockers.insert(D.Blockers.begin(), Why);
-    }
+  std::vector<CompilerError> AllErrors;
+  for (const TUStatus &TU : R.TUs)
+    llvm::append_range(AllErrors, TU.Errors);
+  for (size_t I = 0; I < R.ThePlan.Params.size() && !AllErrors.empty(); ++I) {
+    ParamDecision &D = R.ThePlan.Params[I];
+    std::vector<Note> Blocking;
+    for (const CompilerError &E : AllErrors)
+      if (llvm::any_of(D.ReliesOn, [&](const SourceSpan &S) { return S.contains(E.Where); }))
+        Blocking.push_back({"compiler error: " + E.Message, E.Where});
+    if (Blocking.empty())
+      continue;
+    ++R.RefusedForErrors;
+    Blocker Why{DiagID::ParseError,
+                "clang reports " + std::to_string(Blocking.size()) + " error" +
+                    (Blocking.size() == 1 ? "" : "s") + " in code this descriptor relies on",
+                Blocking.front().Where, Blocking};
+    if (D.Rewrite)
+      R.ThePlan.refuseUnit(D.Unit, Why);
+    else
+      D.Blockers.insert(D.Blockers.begin(), Why);
+  }
 
-  // The original contents of every file a unit edits.
-  for (const auto &[File, List] : R.ThePlan.editsByFile())
-    if (!R.Original.count(File)) {
-      auto B = llvm::MemoryBuffer::getFile(File);
-      R.Original[File] = B ? (*B)->getBuffer().str() : std::string();
-    }
+  // The original contents of every file a unit edits, read once.
+  for (const EditUnit &U : R.ThePlan.Units)
+    for (const TextEdit &E : U.Edits)
+      if (!R.Original.count(E.File)) {
+        auto B = llvm::MemoryBuffer::getFile(E.File);
+        R.Original[E.File] = B ? (*B)->getBuffer().str() : std::string();
+      }
 
+  // 3. Verify: all units together first; when that fails, each on its own,
+  // then the survivors together again.
   if (Opts.Verify) {
-    // All units together first; when that fails, each on its own, then the
-    // survivors together again.
     for (int Round = 0; Round < 3; ++Round) {
       auto All = R.ThePlan.editsByFile();
       if (All.empty())
         break;
-      std::string Err = newError(R, All, Opts, R.VerifyParses);
+      std::string Err = newErrorInRun(R, All, Opts, R.VerifyParses);
       if (Err.empty())
         break;
       std::vector<size_t> Live;
       for (size_t U = 0; U < R.ThePlan.Units.size(); ++U)
         if (!R.ThePlan.Units[U].Refused)
           Live.push_back(U);
-      Blocker Why{DiagID::VerifyFailed,
-                  "the rewritten code does not compile: " + Err, {}, {}};
+      Blocker Why{DiagID::VerifyFailed, "the rewritten code does not compile: " + Err, {}, {}};
       if (Live.size() == 1 || Round == 2) {
         for (size_t U : Live)
           R.ThePlan.refuseUnit(U, Why);
         break;
       }
       for (size_t U : Live) {
-        std::string UErr = newError(R, R.ThePlan.editsByFile(U), Opts, R.VerifyParses);
+        std::string UErr = newErrorInRun(R, R.ThePlan.editsByFile(U), Opts, R.VerifyParses);
         if (!UErr.empty())
           R.ThePlan.refuseUnit(U, {DiagID::VerifyFailed,
                                    "the rewritten code does not compile: " + UErr, {}, {}});
@@ -254,6 +318,10 @@ TUResult processTranslationUnit(const std::string &FileIn, const EngineOptions &
   for (auto It = R.Original.begin(); It != R.Original.end();)
     It = R.Edits.count(It->first) ? std::next(It) : R.Original.erase(It);
   return R;
+}
+
+RunResult processTranslationUnit(const std::string &File, const EngineOptions &Opts) {
+  return processRun({{File, Opts.Compile, {}}}, Opts, 1);
 }
 
 } // namespace tma

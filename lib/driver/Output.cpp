@@ -233,7 +233,7 @@ static void fillLineColumn(SourcePoint &P, std::map<std::string, std::string> &C
   P.Column = P.Offset - LT.Starts[L] + 1;
 }
 
-std::vector<Message> messagesFor(const TUResult &R, bool Applied) {
+std::vector<Message> messagesFor(const RunResult &R, bool Applied) {
   std::vector<Message> Out;
   std::map<std::string, std::string> Cache = R.Original;
   for (const ParamDecision &D : R.ThePlan.Params) {
@@ -285,13 +285,13 @@ void printMessage(llvm::raw_ostream &OS, const Message &M) {
   }
 }
 
-void Summary::add(const TUResult &R) {
-  ++TUs;
-  if (R.Failed) {
-    ++TUsFailed;
-    return;
+void Summary::add(const RunResult &R) {
+  for (const TUStatus &TU : R.TUs) {
+    ++TUs;
+    TUsFailed += TU.Failed;
+    if (!TU.Failed)
+      ErrorsLeft += TU.Errors.size();
   }
-  ErrorsLeft += R.Errors.size();
   std::map<std::string, bool> Kernels; // kernel -> any descriptor rewritten
   for (const ParamDecision &D : R.ThePlan.Params) {
     Kernels[D.KernelName] |= D.Rewrite;

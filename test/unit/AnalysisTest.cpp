@@ -20,7 +20,7 @@ protected:
   PassFacts facts(CudaSide Side, const std::string &Code) {
     std::string File = "/virtual/test.cu";
     PassRun R = runPass(Side, File, {{File, "#include <cuda.h>\n#include <cuda_runtime.h>\n" + Code}},
-                        Opts, /*Analyze=*/true);
+                        Opts.Compile, Opts, /*Analyze=*/true);
     EXPECT_TRUE(R.Ran);
     for (const CompilerError &E : R.Errors)
       ADD_FAILURE() << "unexpected compiler error: " << E.Message;

@@ -1,6 +1,9 @@
 // tma-modernize: the command line. It parses options, calls the engine and
 // prints; every decision is made in lib/.
+#include "tma/CompileDatabase.h"
 #include "tma/Engine.h"
+
+#include "clang/Tooling/CompilationDatabase.h"
 #include "tma/Output.h"
 #include "tma/SourceText.h"
 
@@ -23,6 +26,11 @@ global-memory pointer so that they take it by value as a
 host descriptor instead of a device copy.
 
 OPTIONS:
+  -p <dir>                directory of compile_commands.json (default: searched
+                          upward from the first source); nvcc commands are
+                          translated for clang, never run
+  --no-database           do not look for a compile database
+  -j <n>                  translation units analysed in parallel (default 1)
   --dry-run               print a unified diff on stdout; write nothing
   --check                 exit 1 if anything would change; write nothing
   --export-fixes=<file>   write the edits as clang-apply-replacements YAML;
@@ -53,6 +61,9 @@ static int usageError(llvm::StringRef Why) {
 int main(int argc, char **argv) {
   std::vector<std::string> Sources;
   EngineOptions Opts;
+  std::string DatabaseDir, JobsArg;
+  unsigned Jobs = 1;
+  bool NoDatabaseSearch = false, ArchGiven = false;
   std::string ExportFixes, CudaPathArg, InRoot = ".";
   bool DryRun = false, Check = false;
   bool SawDashDash = false;
@@ -82,12 +93,22 @@ int main(int argc, char **argv) {
       DryRun = true;
     } else if (A == "--check") {
       Check = true;
+    } else if (A == "-p" || A == "-j") {
+      if (I + 1 >= argc)
+        return usageError("option '" + A.str() + "' needs a value");
+      (A == "-p" ? DatabaseDir : JobsArg) = argv[++I];
+    } else if (A.starts_with("-j") && A.size() > 2) {
+      JobsArg = A.drop_front(2).str();
+    } else if (A == "--no-database") {
+      NoDatabaseSearch = true;
     } else if (A == "--strict") {
       Opts.Strict = true;
     } else if (A == "--no-verify") {
       Opts.Verify = false;
     } else if (Value("--export-fixes=", ExportFixes) || Value("--cuda-path=", CudaPathArg) ||
-               Value("--cuda-gpu-arch=", Opts.Compile.GpuArch) || Value("--in-root=", InRoot)) {
+               Value("--cuda-gpu-arch=", Opts.Compile.GpuArch) || Value("--in-root=", InRoot) ||
+               Value("-p=", DatabaseDir)) {
+      ArchGiven |= llvm::StringRef(argv[I]).starts_with("--cuda-gpu-arch=");
       if (A.empty())
         return usageError("option '" + std::string(argv[I]) + "' needs a value");
     } else if (A.starts_with("-")) {
@@ -98,6 +119,8 @@ int main(int argc, char **argv) {
   }
   if (Sources.empty())
     return usageError("no source files given");
+  if (!JobsArg.empty() && (llvm::StringRef(JobsArg).getAsInteger(10, Jobs) || Jobs == 0))
+    return usageError("-j needs a positive number, not '" + JobsArg + "'");
 
   CudaInstallation Cuda = findCuda(CudaPathArg);
   if (Cuda.Path.empty()) {
@@ -109,54 +132,67 @@ int main(int argc, char **argv) {
     Opts.Analysis.ParamSpaceLimit = 4096;
   Opts.InRoot = normalizePath(InRoot);
 
-  bool Writes = !DryRun && !Check && ExportFixes.empty();
-  Summary Sum;
-  int Exit = 0;
-  std::map<std::string, std::vector<TextEdit>> AllEdits;
-  std::map<std::string, std::string> Originals;
+  // Each source with its own flags: from the compile database when there is
+  // one (its commands are parsed, never run), else the defaults.
+  std::vector<TUInput> Inputs;
+  std::unique_ptr<clang::tooling::CompilationDatabase> DB;
+  if (!DatabaseDir.empty() || !NoDatabaseSearch) {
+    std::string Error;
+    DB = loadCompileDatabase(DatabaseDir, Sources.front(), Error);
+    if (!DB && !DatabaseDir.empty()) {
+      llvm::errs() << "tma-modernize: error: " << Error << "\n";
+      return 2;
+    }
+  }
   for (const std::string &Src : Sources) {
-    TUResult R = processTranslationUnit(Src, Opts);
-    Sum.add(R);
-    if (R.Failed) {
-      llvm::errs() << "tma-modernize: error: " << R.FailMessage << " [tma-201]\n";
-      for (const CompilerError &E : R.Errors) {
+    TUInput In;
+    In.File = Src;
+    In.Compile = Opts.Compile;
+    std::vector<clang::tooling::CompileCommand> Cmds;
+    if (DB)
+      Cmds = DB->getCompileCommands(normalizePath(Src));
+    if (!Cmds.empty()) {
+      TranslatedCommand T = translateCommand(Cmds.front().CommandLine, Src);
+      // Flags after '--' come last and win.
+      In.Compile.ExtraArgs = T.Args;
+      llvm::append_range(In.Compile.ExtraArgs, Opts.Compile.ExtraArgs);
+      if (!T.GpuArch.empty() && !ArchGiven)
+        In.Compile.GpuArch = T.GpuArch;
+    } else if (DB) {
+      In.Notes.push_back("not in the compile database: using the defaults");
+    }
+    Inputs.push_back(std::move(In));
+  }
+
+  bool Writes = !DryRun && !Check && ExportFixes.empty();
+  int Exit = 0;
+  RunResult R = processRun(Inputs, Opts, Jobs);
+  for (const TUStatus &TU : R.TUs) {
+    for (const std::string &N : TU.Notes)
+      llvm::errs() << TU.File << ": note: " << N << "\n";
+    if (TU.Failed) {
+      llvm::errs() << "tma-modernize: error: " << TU.FailMessage << " [tma-201]\n";
+      for (const CompilerError &E : TU.Errors) {
         if (!E.Where.File.empty())
           llvm::errs() << E.Where.File << ":" << E.Where.Line << ":" << E.Where.Column << ": ";
         llvm::errs() << "note: compiler error: " << E.Message << "\n";
       }
       Exit = 2;
-      continue;
-    }
-    if (!R.Errors.empty())
-      llvm::errs() << R.File << ": warning: clang reports " << R.Errors.size() << " error"
-                   << (R.Errors.size() == 1 ? "" : "s")
+    } else if (!TU.Errors.empty()) {
+      llvm::errs() << TU.File << ": warning: clang reports " << TU.Errors.size() << " error"
+                   << (TU.Errors.size() == 1 ? "" : "s")
                    << " in this translation unit; descriptors whose code holds one are not "
                       "rewritten, the rest is (--strict refuses the whole file) [tma-201]\n";
-    for (const Message &M : messagesFor(R, Writes))
-      printMessage(llvm::errs(), M);
-    if (R.RefusedForErrors)
-      Exit = 2;
-    // A header edited from two TUs must get the same edits from both.
-    bool Clash = false;
-    for (const auto &[File, List] : R.Edits)
-      for (const TextEdit &E : List)
-        for (const TextEdit &Prev : AllEdits[File])
-          Clash |= editsConflict(E, Prev);
-    if (Clash) {
-      llvm::errs() << "tma-modernize: error: edits from '" << Src
-                   << "' conflict with edits from an earlier file; its edits are dropped "
-                      "[tma-109]\n";
-      Exit = 2;
-      continue;
-    }
-    for (auto &[File, List] : R.Edits) {
-      auto &Dest = AllEdits[File];
-      for (const TextEdit &E : List)
-        if (std::find(Dest.begin(), Dest.end(), E) == Dest.end())
-          Dest.push_back(E);
-      Originals.emplace(File, R.Original[File]);
     }
   }
+  for (const Message &M : messagesFor(R, Writes))
+    printMessage(llvm::errs(), M);
+  if (R.RefusedForErrors)
+    Exit = 2;
+  Summary Sum;
+  Sum.add(R);
+  std::map<std::string, std::vector<TextEdit>> &AllEdits = R.Edits;
+  std::map<std::string, std::string> &Originals = R.Original;
 
   for (auto &[File, List] : AllEdits) {
     llvm::sort(List);
@@ -182,9 +218,10 @@ int main(int argc, char **argv) {
     if (EC) {
       llvm::errs() << "tma-modernize: error: cannot write '" << ExportFixes
                    << "': " << EC.message() << "\n";
-      return 2;
+      Exit = 2;
+    } else {
+      OS << exportFixesYaml(normalizePath(Sources.front()), AllEdits);
     }
-    OS << exportFixesYaml(normalizePath(Sources.front()), AllEdits);
   }
   printSummary(llvm::errs(), Sum,
                Writes ? "rewritten" : (Check ? "to rewrite" : "would be rewritten"));

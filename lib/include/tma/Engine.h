@@ -22,20 +22,44 @@ struct EngineOptions {
   std::string InRoot; // normalised; empty: no bound
 };
 
-struct TUResult {
-  std::string File;
-  /// The TU could not be processed (unreadable, or it does not parse):
-  /// nothing in it is changed.
+/// One translation unit of a run: how it went.
+struct TUStatus {
+  std::string File;    // normalised
+  CompileOptions Compile; // its own flags (from -p, or the defaults)
+  std::vector<std::string> Notes; // e.g. "not in the compile database"
+  /// The TU could not be processed (unreadable, no AST, or --strict with an
+  /// error): nothing it contributes is used.
   bool Failed = false;
   std::string FailMessage;
-  std::vector<CompilerError> Errors; // the original's compiler errors, both sides
-  /// Descriptors refused because a compiler error lies in code they rely on.
-  unsigned RefusedForErrors = 0;
+  std::vector<CompilerError> Errors; // the original's errors, both sides
+  std::vector<std::string> Deps;     // files it reads (to re-verify only those)
+};
+
+/// A whole run: the facts of every TU are merged before one plan, so a kernel
+/// is decided once from its definition, every declaration and every launch in
+/// the given sources, and a header is edited once.
+struct RunResult {
+  std::vector<TUStatus> TUs;
   Plan ThePlan;
   std::map<std::string, std::vector<TextEdit>> Edits; // accepted, by file
   std::map<std::string, std::string> Original;        // contents of edited files
+  unsigned RefusedForErrors = 0; // descriptors refused for a compiler error in their code
   unsigned VerifyParses = 0;
 };
+
+struct TUInput {
+  std::string File;
+  CompileOptions Compile;
+  std::vector<std::string> Notes;
+};
+
+/// Runs every TU (\p Jobs at a time), plans once, verifies, and returns the
+/// accepted edits. Output order is the input order, whatever \p Jobs.
+RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Opts,
+                     unsigned Jobs = 1);
+
+/// One file with the options' compile settings.
+RunResult processTranslationUnit(const std::string &File, const EngineOptions &Opts);
 
 /// Compiler errors of one side of \p MainFile, with \p Overlay replacing the
 /// contents of files (the main file included), and optionally its facts.
@@ -43,12 +67,11 @@ struct PassRun {
   bool Ran = false; // false: the compiler could not even start
   std::vector<CompilerError> Errors;
   PassFacts Facts;
+  std::vector<std::string> Deps;
 };
 PassRun runPass(CudaSide Side, const std::string &MainFile,
                 const std::map<std::string, std::string> &Overlay,
-                const EngineOptions &Opts, bool Analyze);
-
-TUResult processTranslationUnit(const std::string &File, const EngineOptions &Opts);
+                const CompileOptions &Compile, const EngineOptions &Opts, bool Analyze);
 
 /// Edits made to errors' positions: where an error of the original would be
 /// reported in the edited text.

@@ -42,7 +42,7 @@ struct Message {
 
 /// One message per descriptor parameter (rewritten or refused), in source
 /// order. \p Applied says whether the edits are written (wording only).
-std::vector<Message> messagesFor(const TUResult &R, bool Applied);
+std::vector<Message> messagesFor(const RunResult &R, bool Applied);
 void printMessage(llvm::raw_ostream &OS, const Message &M);
 
 struct Summary {
@@ -53,7 +53,7 @@ struct Summary {
   unsigned Launches = 0, Copies = 0, Allocs = 0, Frees = 0, Fences = 0;
   unsigned FilesChanged = 0;
   unsigned ErrorsLeft = 0; // pre-existing compiler errors in TUs that were processed
-  void add(const TUResult &R);
+  void add(const RunResult &R);
 };
 void printSummary(llvm::raw_ostream &OS, const Summary &S, llvm::StringRef Mode);
 

@@ -6,6 +6,8 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/Mangle.h"
+#include "clang/AST/GlobalDecl.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
@@ -155,6 +157,9 @@ public:
   std::vector<const FunctionDecl *> Kernels;
   std::vector<std::pair<KernelLaunch, const FunctionDecl *>> Launches;
   std::vector<std::pair<const DeclRefExpr *, const FunctionDecl *>> KernelRefs;
+  /// Kernels looked up by name (cuModuleGetFunction, cuLibraryGetKernel):
+  /// the name, or empty when it is not a string literal.
+  std::vector<std::pair<std::string, const CallExpr *>> NameLookups;
 
   ASTContext &Ctx;
   SourceText ST;
@@ -313,6 +318,11 @@ public:
     if (!Stack.empty())
       if (std::optional<KernelLaunch> L = asLaunch(CE))
         A.Launches.push_back({*L, Stack.back()});
+    std::string Name = calleeName(CE);
+    if ((Name == "cuModuleGetFunction" || Name == "cuLibraryGetKernel") && CE->getNumArgs() >= 3) {
+      const auto *Lit = dyn_cast<StringLiteral>(CE->getArg(2)->IgnoreParenImpCasts());
+      A.NameLookups.push_back({Lit ? Lit->getString().str() : std::string(), CE});
+    }
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *R) {
@@ -1501,6 +1511,33 @@ PassFacts PassAnalyzer::run() {
     analyzeLaunch(KL, Fn);
   for (auto &[R, Fn] : KernelRefs)
     analyzeKernelRef(R, Fn);
+  // A kernel fetched by name is launched through an argument array this tool
+  // cannot see: never rewrite one whose name (plain or mangled) may match.
+  if (!NameLookups.empty()) {
+    std::unique_ptr<MangleContext> Mangler(Ctx.createMangleContext());
+    for (const FunctionDecl *K : Kernels) {
+      std::string Mangled;
+      if (Mangler->shouldMangleDeclName(K)) {
+        llvm::raw_string_ostream OS(Mangled);
+        Mangler->mangleName(GlobalDecl(K), OS);
+      }
+      for (auto &[Name, CE] : NameLookups) {
+        if (!Name.empty() && Name != K->getName() && Name != Mangled)
+          continue;
+        for (unsigned I : descriptorParamIndexes(K))
+          Out.ParamBlockers.push_back(
+              {paramKey(K, I),
+               {DiagID::LaunchNotRewritable,
+                Name.empty() ? "a kernel is looked up by a name that is not a literal here; it "
+                               "may be '" + patternOf(K)->getQualifiedNameAsString() + "'"
+                             : "'" + patternOf(K)->getQualifiedNameAsString() +
+                                   "' is looked up by name here and launched through an "
+                                   "argument array",
+                ST.point(CE->getBeginLoc()),
+                {}}});
+      }
+    }
+  }
   return std::move(Out);
 }
 

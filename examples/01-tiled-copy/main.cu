@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "bench.h"
+#include "../common/bench.h"
 
 namespace tiled {
 

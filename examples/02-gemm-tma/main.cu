@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "bench.h"
+#include "../common/bench.h"
 
 namespace gemm {
 

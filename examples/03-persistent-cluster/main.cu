@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "bench.h"
+#include "../common/bench.h"
 
 namespace persistent {
 

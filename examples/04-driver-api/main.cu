@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "bench.h"
+#include "../common/bench.h"
 
 namespace boxsum {
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "bench.h"
+#include "../common/bench.h"
 #include "row_scale.h"
 
 namespace {

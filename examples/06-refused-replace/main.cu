@@ -15,7 +15,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "bench.h"
+#include "../common/bench.h"
 
 namespace grouped {
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench.h"
+#include "../common/bench.h"
 
 namespace cde = cuda::device::experimental;
 using block_barrier = cuda::barrier<cuda::thread_scope_block>;

@@ -55,6 +55,8 @@ prepare_one() {
   mkdir -p "$work"
   cp -R "$root/examples/$name" "$work/original"
   cp -R "$root/examples/$name" "$work/rewritten"
+  # The shared timing/checksum helper, at the same relative place (../common).
+  cp -R "$root/examples/common" "$work/common"
 
   local sources=()
   local f

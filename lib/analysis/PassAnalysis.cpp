@@ -376,6 +376,7 @@ DescriptorParam &PassAnalyzer::paramFacts(const FunctionDecl *FD, unsigned Index
   const ParmVarDecl *P = FD->getParamDecl(Index);
   DP.ParamName = P->getName().str();
   DP.Where = ST.point(P->getLocation());
+  DP.ExternallyVisible = patternOf(FD)->isExternallyVisible();
   Out.Params.push_back(std::move(DP));
   return Out.Params.back();
 }

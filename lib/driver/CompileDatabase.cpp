@@ -9,6 +9,9 @@
 
 namespace tma {
 
+TranslatedCommand translateFlags(llvm::ArrayRef<std::string> CommandLine,
+                                 llvm::StringRef File);
+
 static int smNumber(llvm::StringRef Arch) {
   // "sm_90a" -> 90, "compute_90a" -> 90
   Arch.consume_front("sm_") || Arch.consume_front("compute_");
@@ -44,7 +47,38 @@ static void noteGencode(TranslatedCommand &T, llvm::StringRef Spec) {
 }
 
 TranslatedCommand translateCommand(llvm::ArrayRef<std::string> CommandLine,
-                                   llvm::StringRef File) {
+                                   llvm::StringRef File, llvm::StringRef Directory) {
+  TranslatedCommand T = translateFlags(CommandLine, File);
+  if (Directory.empty())
+    return T;
+  // Relative paths in a database entry are relative to its directory, not to
+  // wherever the tool runs.
+  auto Abs = [&](llvm::StringRef P) {
+    if (P.empty() || llvm::sys::path::is_absolute(P))
+      return P.str();
+    llvm::SmallString<256> A(Directory);
+    llvm::sys::path::append(A, P);
+    return std::string(A);
+  };
+  for (size_t I = 0; I < T.Args.size(); ++I) {
+    llvm::StringRef A(T.Args[I]);
+    for (llvm::StringRef Flag : {"-isystem", "-iquote", "-include", "-I"}) {
+      if (A == Flag && I + 1 < T.Args.size()) {
+        T.Args[I + 1] = Abs(T.Args[I + 1]);
+        ++I;
+        break;
+      }
+      if (A.starts_with(Flag) && A.size() > Flag.size()) {
+        T.Args[I] = Flag.str() + Abs(A.drop_front(Flag.size()));
+        break;
+      }
+    }
+  }
+  return T;
+}
+
+TranslatedCommand translateFlags(llvm::ArrayRef<std::string> CommandLine,
+                                 llvm::StringRef File) {
   TranslatedCommand T;
   if (CommandLine.empty())
     return T;

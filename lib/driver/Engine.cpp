@@ -276,6 +276,25 @@ RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Op
       D.Blockers.insert(D.Blockers.begin(), Why);
   }
 
+  // A TU that could not be analysed may declare and launch any kernel with
+  // external linkage: those are not rewritten in this run.
+  for (const TUStatus &TU : R.TUs) {
+    if (!TU.Failed)
+      continue;
+    for (ParamDecision &D : R.ThePlan.Params) {
+      if (!D.ExternallyVisible)
+        continue;
+      Blocker Why{DiagID::ParseError,
+                  "'" + TU.File + "' could not be analysed; it may launch kernel '" +
+                      D.KernelName + "' (give it the right flags, or leave it out)",
+                  D.Where, {}};
+      if (D.Rewrite)
+        R.ThePlan.refuseUnit(D.Unit, Why);
+      else if (D.Blockers.empty() || D.Blockers.front().ID != DiagID::ParseError)
+        D.Blockers.insert(D.Blockers.begin(), Why);
+    }
+  }
+
   // The original contents of every file a unit edits, read once.
   for (const EditUnit &U : R.ThePlan.Units)
     for (const TextEdit &E : U.Edits)

@@ -153,6 +153,7 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
     D.Where = DP.Where;
     D.Blockers = DP.Blockers;
     D.ReliesOn = DP.ReliesOn;
+    D.ExternallyVisible = DP.ExternallyVisible;
     if (!DP.DefinitionSeen)
       addUnique(D.Blockers, {DiagID::Escapes,
                              "the definition of kernel '" + DP.KernelName +

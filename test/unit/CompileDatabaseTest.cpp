@@ -79,3 +79,11 @@ TEST(CompileDatabase, ClangCudaArchIsRead) {
   EXPECT_EQ(T.GpuArch, "sm_90a");
   EXPECT_TRUE(T.Args.empty());
 }
+
+TEST(CompileDatabase, RelativeIncludesAreFromTheEntrysDirectory) {
+  TranslatedCommand T = translateCommand(
+      {"nvcc", "-Iinc", "-I", "../other", "-isystem=sys", "-I/abs", "-c", "a.cu"}, "a.cu",
+      "/proj/build");
+  EXPECT_EQ(T.Args, (std::vector<std::string>{"-I/proj/build/inc", "-I", "/proj/build/../other",
+                                              "-isystem", "/proj/build/sys", "-I/abs"}));
+}

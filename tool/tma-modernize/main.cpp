@@ -152,7 +152,8 @@ int main(int argc, char **argv) {
     if (DB)
       Cmds = DB->getCompileCommands(normalizePath(Src));
     if (!Cmds.empty()) {
-      TranslatedCommand T = translateCommand(Cmds.front().CommandLine, Src);
+      TranslatedCommand T =
+          translateCommand(Cmds.front().CommandLine, Src, Cmds.front().Directory);
       // Flags after '--' come last and win.
       In.Compile.ExtraArgs = T.Args;
       llvm::append_range(In.Compile.ExtraArgs, Opts.Compile.ExtraArgs);

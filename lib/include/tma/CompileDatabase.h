@@ -25,7 +25,7 @@ struct TranslatedCommand {
 
 /// Translates one compile command (argv[0] is the compiler) of \p File.
 TranslatedCommand translateCommand(llvm::ArrayRef<std::string> CommandLine,
-                                   llvm::StringRef File);
+                                   llvm::StringRef File, llvm::StringRef Directory = "");
 
 /// Loads compile_commands.json from \p Dir (-p), or searches upward from
 /// \p FirstSource when \p Dir is empty. Null with \p Error set on failure.

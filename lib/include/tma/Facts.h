@@ -72,6 +72,7 @@ struct DescriptorParam {
   unsigned Index = 0;
   SourcePoint Where;          // the parameter in the definition
   bool DefinitionSeen = false;
+  bool ExternallyVisible = true; // may be launched from another TU
   std::vector<TextEdit> Edits; // every redeclaration's parameter, body uses
   std::vector<SourcePoint> FencesRemoved;
   std::vector<Blocker> Blockers;

@@ -19,6 +19,7 @@ struct ParamDecision {
   unsigned Launches = 0;
   size_t Unit = ~size_t(0);
   std::vector<SourceSpan> ReliesOn; // kernel, helpers, launching functions
+  bool ExternallyVisible = true;
 };
 
 /// Everything that changes together: descriptor parameters whose launches

@@ -1390,6 +1390,17 @@ void PassAnalyzer::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn)
     const VarDecl *H = HostLV && isTensorMapRecord(HostLV->getType())
                            ? simpleLValueRoot(HostLV, Ctx)
                            : nullptr;
+    // H3: the descriptor is staged behind a host pointer (a parameter, or
+    // pinned/heap memory): the launch passes '*staged'.
+    bool Staged = false;
+    if (!H)
+      if (const auto *PR = dyn_cast<DeclRefExpr>(Src))
+        if (const auto *PV = dyn_cast<VarDecl>(PR->getDecl());
+            PV && isDescriptorPointer(PV->getType()) &&
+            (PV->hasLocalStorage() || isa<ParmVarDecl>(PV)) && !PV->isStaticLocal()) {
+          H = PV;
+          Staged = true;
+        }
     if (!H) {
       Refuse(DiagID::HostNotTraceable,
              "the copy into '" + V->getNameAsString() + "' reads '" + spelled(Src) +
@@ -1441,7 +1452,38 @@ void PassAnalyzer::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn)
       }
     if (Blocked)
       continue;
-    LS.HostDescriptor = spelled(HostLV);
+    if (Staged) {
+      // What '*staged' points to may change through any code that can reach
+      // it: between the copy and the launch only the CUDA runtime may run,
+      // and nothing may name the pointer.
+      llvm::SmallVector<const Stmt *, 64> Work{Fn->getBody()};
+      while (!Work.empty() && !Blocked) {
+        const Stmt *S = Work.pop_back_val();
+        if (!S)
+          continue;
+        for (const Stmt *C : S->children())
+          Work.push_back(C);
+        const auto *Call = dyn_cast<CallExpr>(S);
+        if (!Call || Call == Reaching->Call || Call == CE || !between(Reaching->Top, Launch, Call, Fn))
+          continue;
+        std::string Name = calleeName(Call);
+        bool NamesIt = llvm::any_of(Call->arguments(), [&](const Expr *A) {
+          const auto *D = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
+          return D && D->getDecl() == H;
+        });
+        if (NamesIt || !llvm::StringRef(Name).starts_with("cuda")) {
+          Refuse(DiagID::HostNotTraceable,
+                 "'" + (Name.empty() ? std::string("a function") : Name) +
+                     "' is called between the copy and the launch and may change '*" +
+                     H->getNameAsString() + "'",
+                 Call->getBeginLoc(), CopyNote);
+          Blocked = true;
+        }
+      }
+      if (Blocked)
+        continue;
+    }
+    LS.HostDescriptor = Staged ? "*" + spelled(Src) : spelled(HostLV);
     LS.Edits.push_back(ST.replace(*ArgRange, LS.HostDescriptor));
     Out.Launches.push_back(std::move(LS));
   }

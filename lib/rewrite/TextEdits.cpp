@@ -95,6 +95,10 @@ std::optional<TextEdit> SourceText::removeStatement(SourceRange StmtTokens) cons
   while (LineEnd < Buf.size() && (Buf[LineEnd] == ' ' || Buf[LineEnd] == '\t' ||
                                   Buf[LineEnd] == '\r'))
     ++LineEnd;
+  // A trailing '//' comment on the statement's own line goes with it.
+  if (StartsLine && Buf.substr(LineEnd).starts_with("//"))
+    while (LineEnd < Buf.size() && Buf[LineEnd] != '\n')
+      ++LineEnd;
   bool EndsLine = LineEnd == Buf.size() || Buf[LineEnd] == '\n';
   if (StartsLine && EndsLine) {
     Begin = LineStart;

@@ -1,0 +1,78 @@
+// H3: the encoded descriptor lives behind a host pointer (a parameter, or
+// pinned memory from cudaMallocHost): the launch passes '*staged'. Nothing
+// but the CUDA runtime may run between the copy and the launch, since any
+// other code could change what the pointer points to.
+// RUN: %prep
+// RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
+// RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
+// RUN: %nvcc-compile %t.cu
+// RUN: %tma --check %t.cu 2>&1 | %FileCheck %s --check-prefix=SECOND
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#define RETURN_IF_ERROR(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) return e_; } while (0)
+
+__global__ void scale(const CUtensorMap *map, float *out) {
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(map) : "memory");
+  asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
+  out[threadIdx.x] = 1.f;
+}
+
+__global__ void other(const CUtensorMap *map, float *out) {
+  asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
+}
+
+void reencode(CUtensorMap *m);
+
+cudaError_t launch_from_param(const CUtensorMap *in_map, float *out, cudaStream_t stream) {
+  CUtensorMap *d_map = nullptr;
+  RETURN_IF_ERROR(cudaMalloc(&d_map, sizeof(CUtensorMap)));
+  RETURN_IF_ERROR(cudaMemcpy(d_map, in_map, sizeof(CUtensorMap), cudaMemcpyHostToDevice));
+  scale<<<1, 32, 0, stream>>>(d_map, out);
+  RETURN_IF_ERROR(cudaGetLastError());
+  RETURN_IF_ERROR(cudaFree(d_map)); // waits for the kernel
+  return cudaSuccess;
+}
+// CHECK-FIXES: {{^}}cudaError_t launch_from_param(const CUtensorMap *in_map, float *out, cudaStream_t stream) {
+// CHECK-FIXES-NEXT: {{^}}  scale<<<1, 32, 0, stream>>>(*in_map, out);
+// CHECK-FIXES-NEXT: {{^}}  RETURN_IF_ERROR(cudaGetLastError());
+// CHECK-FIXES-NEXT: {{^}}  return cudaSuccess;
+
+cudaError_t launch_from_pinned(float *out) {
+  CUtensorMap *staged = nullptr;
+  RETURN_IF_ERROR(cudaMallocHost(&staged, sizeof(CUtensorMap)));
+  *staged = CUtensorMap{};
+  CUtensorMap *d_map;
+  cudaMalloc(&d_map, sizeof(CUtensorMap));
+  cudaMemcpy(d_map, staged, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  scale<<<1, 32>>>(d_map, out);
+  cudaFree(d_map);
+  return cudaFreeHost(staged);
+}
+// CHECK-FIXES: {{^}}  *staged = CUtensorMap{};
+// CHECK-FIXES-NEXT: {{^}}  scale<<<1, 32>>>(*staged, out);
+// CHECK-FIXES-NEXT: {{^}}  return cudaFreeHost(staged);
+
+cudaError_t changed_through_a_call(CUtensorMap *staged, float *out) {
+  CUtensorMap *d_map;
+  cudaMalloc(&d_map, sizeof(CUtensorMap));
+  cudaMemcpy(d_map, staged, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  reencode(staged);
+  other<<<1, 32>>>(d_map, out);
+  cudaFree(d_map);
+  return cudaSuccess;
+}
+// CHECK-MESSAGES: warning: kernel 'scale' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-MESSAGES: warning: descriptor 'map' of kernel 'other' is left by reference: 'reencode' is called between the copy and the launch and may change '*staged' [tma-105]
+// CHECK-MESSAGES: 1 kernel rewritten, 1 refused{{.*}}2 launches changed, 2 copies removed (2 alloc, 2 free)
+// SECOND: 0 kernels to rewrite, 1 refused
+
+int main() {
+  CUtensorMap m{};
+  float *out;
+  cudaMalloc(&out, 32 * sizeof(float));
+  launch_from_param(&m, out, nullptr);
+  launch_from_pinned(out);
+  changed_through_a_call(&m, out);
+  return 0;
+}

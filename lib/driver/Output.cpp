@@ -55,6 +55,14 @@ std::vector<TextEdit> tidyDeletions(llvm::StringRef Code, std::vector<TextEdit> 
       E.Length = (F < Code.size() ? F + 1 : F) - B;
     }
   }
+  // Whole lines go with the newline before them rather than after: the same
+  // text, but the next line's indentation is not at the edge of an edit
+  // (clang-tidy's cleanup re-indents text next to a replacement).
+  for (TextEdit &E : Out)
+    if (E.Text.empty() && E.Length && E.Offset > 0 && Code[E.Offset - 1] == '\n' &&
+        Code[E.Offset + E.Length - 1] == '\n')
+      --E.Offset;
+  llvm::sort(Out);
   return Out;
 }
 
@@ -91,6 +99,13 @@ std::string unifiedDiff(llvm::StringRef Path, llvm::StringRef Old,
                         std::vector<TextEdit> Edits) {
   if (Edits.empty())
     return std::string();
+  // Whole-line deletions written as "\n...line" (see tidyDeletions) are shown
+  // as the lines they remove.
+  for (TextEdit &E : Edits)
+    if (E.Text.empty() && E.Length && E.Offset < Old.size() && Old[E.Offset] == '\n' &&
+        (E.Offset + E.Length == Old.size() || Old[E.Offset + E.Length] == '\n') &&
+        E.Offset + E.Length < Old.size())
+      ++E.Offset;
   llvm::sort(Edits);
   LineTable LT(Old);
   std::vector<std::string> OldLines = splitLines(Old);

@@ -25,6 +25,15 @@ config.substitutions.append(
 config.substitutions.append(
     ("%nvcc-compile",
      config.nvcc + " -std=c++17 -gencode=arch=compute_90a,code=sm_90a -c -o %t.o"))
+# clang-tidy-22 with the plugin, on one CUDA file.
+config.substitutions.append(
+    ("%tidy",
+     "clang-tidy-22 -load " + os.path.join(config.tma_lib, "TmaModernizeTidy.so") +
+     " -checks='-*,cuda-tma-by-value'"))
+config.substitutions.append(
+    ("%cuda-args",
+     "-x cuda --cuda-gpu-arch=sm_90a --cuda-path=/usr/local/cuda -Wno-unknown-cuda-version"
+     " -isystem /usr/local/cuda/include/cccl -std=c++17"))
 config.substitutions.append(("%inputs", os.path.join(os.path.dirname(__file__), "Inputs")))
 
 if os.path.exists(config.nvcc):

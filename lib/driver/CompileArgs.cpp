@@ -93,6 +93,13 @@ std::vector<std::string> passArguments(CudaSide Side, const CompileOptions &Opts
       Args.push_back(std::string(Cccl));
     }
   }
+  if (Opts.NvccMacros && Opts.CudaVersion) {
+    // Code tests these to pick nvcc paths; clang defines none of them.
+    Args.push_back("-D__NVCC__");
+    Args.push_back("-D__CUDACC_VER_MAJOR__=" + std::to_string(Opts.CudaVersion / 1000));
+    Args.push_back("-D__CUDACC_VER_MINOR__=" + std::to_string(Opts.CudaVersion % 1000 / 10));
+    Args.push_back("-D__CUDACC_VER_BUILD__=0");
+  }
   bool HasStd = llvm::any_of(Opts.ExtraArgs, [](const std::string &A) {
     return llvm::StringRef(A).starts_with("-std=");
   });

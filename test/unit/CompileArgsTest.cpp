@@ -54,3 +54,16 @@ TEST(CompileArgs, FindCudaReadsVersion) {
   EXPECT_EQ(C.FoundBy, "--cuda-path");
   EXPECT_GE(C.Version, 13000u);
 }
+
+TEST(CompileArgs, NvccMacrosFromTheToolkitVersion) {
+  CompileOptions O;
+  O.CudaVersion = 13000;
+  auto D = passArguments(CudaSide::Device, O);
+  EXPECT_TRUE(has(D, "-D__NVCC__"));
+  EXPECT_TRUE(has(D, "-D__CUDACC_VER_MAJOR__=13"));
+  EXPECT_TRUE(has(D, "-D__CUDACC_VER_MINOR__=0"));
+  O.CudaVersion = 12040;
+  EXPECT_TRUE(has(passArguments(CudaSide::Host, O), "-D__CUDACC_VER_MINOR__=4"));
+  O.NvccMacros = false; // a clang command from a compile database
+  EXPECT_FALSE(has(passArguments(CudaSide::Host, O), "-D__NVCC__"));
+}

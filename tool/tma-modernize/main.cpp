@@ -128,6 +128,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   Opts.Compile.CudaPath = Cuda.Path;
+  Opts.Compile.CudaVersion = Cuda.Version;
   if (Cuda.Version && Cuda.Version < 12010)
     Opts.Analysis.ParamSpaceLimit = 4096;
   Opts.InRoot = normalizePath(InRoot);
@@ -159,6 +160,7 @@ int main(int argc, char **argv) {
       llvm::append_range(In.Compile.ExtraArgs, Opts.Compile.ExtraArgs);
       if (!T.GpuArch.empty() && !ArchGiven)
         In.Compile.GpuArch = T.GpuArch;
+      In.Compile.NvccMacros = T.FromNvcc;
     } else if (DB) {
       In.Notes.push_back("not in the compile database: using the defaults");
     }

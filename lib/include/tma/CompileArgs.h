@@ -24,6 +24,10 @@ llvm::StringRef sideName(CudaSide S);
 
 struct CompileOptions {
   std::string CudaPath;
+  unsigned CudaVersion = 0; // CUDA_VERSION of the toolkit, e.g. 13000
+  /// Define what nvcc defines (__NVCC__, __CUDACC_VER_MAJOR__/MINOR__): on
+  /// for nvcc commands and when no command is given, off for clang's.
+  bool NvccMacros = true;
   std::string GpuArch = "sm_90a";
   std::vector<std::string> ExtraArgs; // after "--"
 };

@@ -2,6 +2,7 @@
 // prints; every decision is made in lib/.
 #include "tma/CompileDatabase.h"
 #include "tma/Engine.h"
+#include "tma/Report.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "tma/Output.h"
@@ -35,6 +36,8 @@ OPTIONS:
   --check                 exit 1 if anything would change; write nothing
   --export-fixes=<file>   write the edits as clang-apply-replacements YAML;
                           sources are not modified
+  --report=<file>         a report of every descriptor: SARIF 2.1.0 when the
+                          name ends in .sarif, JSON otherwise
   --cuda-path=<dir>       CUDA toolkit (default: $CUDA_PATH, nvcc on PATH,
                           /usr/local/cuda)
   --cuda-gpu-arch=<sm_xx> GPU architecture of the device pass (default sm_90a)
@@ -64,7 +67,7 @@ int main(int argc, char **argv) {
   std::string DatabaseDir, JobsArg;
   unsigned Jobs = 1;
   bool NoDatabaseSearch = false, ArchGiven = false;
-  std::string ExportFixes, CudaPathArg, InRoot = ".";
+  std::string ExportFixes, CudaPathArg, InRoot = ".", ReportFile;
   bool DryRun = false, Check = false;
   bool SawDashDash = false;
   for (int I = 1; I < argc; ++I) {
@@ -107,7 +110,7 @@ int main(int argc, char **argv) {
       Opts.Verify = false;
     } else if (Value("--export-fixes=", ExportFixes) || Value("--cuda-path=", CudaPathArg) ||
                Value("--cuda-gpu-arch=", Opts.Compile.GpuArch) || Value("--in-root=", InRoot) ||
-               Value("-p=", DatabaseDir)) {
+               Value("-p=", DatabaseDir) || Value("--report=", ReportFile)) {
       ArchGiven |= llvm::StringRef(argv[I]).starts_with("--cuda-gpu-arch=");
       if (A.empty())
         return usageError("option '" + std::string(argv[I]) + "' needs a value");
@@ -224,6 +227,18 @@ int main(int argc, char **argv) {
       Exit = 2;
     } else {
       OS << exportFixesYaml(normalizePath(Sources.front()), AllEdits);
+    }
+  }
+  if (!ReportFile.empty()) {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(ReportFile, EC, llvm::sys::fs::OF_Text);
+    if (EC) {
+      llvm::errs() << "tma-modernize: error: cannot write '" << ReportFile
+                   << "': " << EC.message() << "\n";
+      Exit = 2;
+    } else {
+      OS << (llvm::StringRef(ReportFile).ends_with(".sarif") ? sarifReport(R, Writes)
+                                                             : jsonReport(R, Sum, Writes));
     }
   }
   printSummary(llvm::errs(), Sum,

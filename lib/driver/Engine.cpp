@@ -339,8 +339,4 @@ RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Op
   return R;
 }
 
-RunResult processTranslationUnit(const std::string &File, const EngineOptions &Opts) {
-  return processRun({{File, Opts.Compile, {}}}, Opts, 1);
-}
-
 } // namespace tma

@@ -58,9 +58,6 @@ struct TUInput {
 RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Opts,
                      unsigned Jobs = 1);
 
-/// One file with the options' compile settings.
-RunResult processTranslationUnit(const std::string &File, const EngineOptions &Opts);
-
 /// Compiler errors of one side of \p MainFile, with \p Overlay replacing the
 /// contents of files (the main file included), and optionally its facts.
 struct PassRun {

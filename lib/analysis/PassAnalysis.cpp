@@ -79,6 +79,11 @@ std::string calleeName(const CallExpr *CE) {
   return std::string();
 }
 
+bool isFenceWrapper(const FunctionDecl *FD) {
+  return FD && FD->getDeclName().isIdentifier() &&
+         FD->getName() == "fence_proxy_tensormap_generic";
+}
+
 bool isLoop(const Stmt *S) {
   return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
 }
@@ -199,6 +204,34 @@ private:
   void handleAlias(const DeclStmt *DS, const Expr *Init, const FunctionDecl *Fn,
                    unsigned Depth, const DeclRefExpr *Direct, ValueMode M,
                    UseSink &Sink);
+  bool isAcquireFenceWrapper(const FunctionDecl *Def, unsigned ParamIndex) {
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+    if (!Body || Body->size() != 1)
+      return false;
+    const ParmVarDecl *PVD = Def->getParamDecl(ParamIndex);
+    auto IsParam = [&](const Expr *E) {
+      E = E->IgnoreParenImpCasts();
+      while (const auto *C = dyn_cast<ExplicitCastExpr>(E))
+        E = C->getSubExpr()->IgnoreParenImpCasts();
+      const auto *R = dyn_cast<DeclRefExpr>(E);
+      return R && R->getDecl() == PVD;
+    };
+    const Stmt *Only = Body->body_front();
+    if (const auto *AS = dyn_cast<GCCAsmStmt>(Only)) {
+      for (unsigned J = 0; J < AS->getNumInputs(); ++J)
+        if (IsParam(AS->getInputExpr(J)))
+          return classifyAsmOperand(AS->getAsmString(), AS->getNumOutputs() + J,
+                                    AS->getInputName(J))
+              .SoleAcquireFence;
+      return false;
+    }
+    const auto *OnlyE = dyn_cast<Expr>(Only);
+    if (const auto *CE = OnlyE ? dyn_cast<CallExpr>(OnlyE->IgnoreImplicit()) : nullptr)
+      if (isFenceWrapper(CE->getDirectCallee()) && CE->getNumArgs() >= 3 &&
+          CE->getArg(0)->getType().getAsString().find("sem_acquire") != std::string::npos)
+        return llvm::any_of(CE->arguments(), IsParam);
+    return false;
+  }
   void removeFence(const Stmt *S, const FunctionDecl *Fn, unsigned Depth,
                    llvm::StringRef What, UseSink &Sink);
   void addressOf(const DeclRefExpr *Direct, UseSink &Sink) {
@@ -803,11 +836,6 @@ void PassAnalyzer::walkLValue(const Expr *E, const FunctionDecl *Fn, unsigned De
   }
 }
 
-bool isFenceWrapper(const FunctionDecl *FD) {
-  return FD && FD->getDeclName().isIdentifier() &&
-         FD->getName() == "fence_proxy_tensormap_generic";
-}
-
 void PassAnalyzer::handleCallArg(const CallExpr *CE, const Expr *Arg,
                                  const FunctionDecl *Fn, unsigned Depth,
                                  const DeclRefExpr *Direct, ValueMode M, UseSink &Sink) {
@@ -861,6 +889,13 @@ void PassAnalyzer::handleCallArg(const CallExpr *CE, const Expr *Arg,
           "'" + Name + "' is passed to '" + Callee +
               "', whose body is not visible in this translation unit",
           CE->getBeginLoc());
+    return;
+  }
+  // A wrapper whose whole body is the acquire fence on this parameter (cute's
+  // tma_descriptor_fence_acquire and the like): the call goes, the wrapper
+  // stays for its other callers.
+  if (isAcquireFenceWrapper(Def, I)) {
+    removeFence(CE, Fn, Depth, Callee, Sink);
     return;
   }
   auto Key = std::make_pair(Def, I);
@@ -1473,8 +1508,8 @@ void PassAnalyzer::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn)
         });
         if (NamesIt || !llvm::StringRef(Name).starts_with("cuda")) {
           Refuse(DiagID::HostNotTraceable,
-                 "'" + (Name.empty() ? std::string("a function") : Name) +
-                     "' is called between the copy and the launch and may change '*" +
+                 "'" + (Name.empty() ? spelled(Call) : Name) +
+                     "' runs between the copy and the launch and may change '*" +
                      H->getNameAsString() + "'",
                  Call->getBeginLoc(), CopyNote);
           Blocked = true;

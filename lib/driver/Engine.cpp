@@ -277,12 +277,16 @@ RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Op
   }
 
   // A TU that could not be analysed may declare and launch any kernel with
-  // external linkage: those are not rewritten in this run.
+  // external linkage, or any kernel defined in a header it includes: only a
+  // kernel with internal linkage defined in another TU's own file is safe.
   for (const TUStatus &TU : R.TUs) {
     if (!TU.Failed)
       continue;
     for (ParamDecision &D : R.ThePlan.Params) {
-      if (!D.ExternallyVisible)
+      bool InOwnFile = llvm::any_of(R.TUs, [&](const TUStatus &Other) {
+        return !Other.Failed && Other.File == D.Where.File;
+      });
+      if (!D.ExternallyVisible && InOwnFile)
         continue;
       Blocker Why{DiagID::ParseError,
                   "'" + TU.File + "' could not be analysed; it may launch kernel '" +

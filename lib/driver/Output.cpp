@@ -66,6 +66,18 @@ std::vector<TextEdit> tidyDeletions(llvm::StringRef Code, std::vector<TextEdit> 
   return Out;
 }
 
+std::vector<TextEdit> finalUnitEdits(const RunResult &R, size_t Unit) {
+  std::map<std::string, std::vector<TextEdit>> ByFile;
+  for (const TextEdit &E : R.ThePlan.Units[Unit].Edits)
+    ByFile[E.File].push_back(E);
+  std::vector<TextEdit> Out;
+  for (auto &[File, List] : ByFile) {
+    auto Orig = R.Original.find(File);
+    llvm::append_range(Out, Orig == R.Original.end() ? List : tidyDeletions(Orig->second, List));
+  }
+  return Out;
+}
+
 namespace {
 struct LineTable {
   std::vector<unsigned> Starts;

@@ -16,7 +16,7 @@ static Array editsOf(const RunResult &R, const ParamDecision &D) {
   Array Out;
   if (!D.Rewrite)
     return Out;
-  for (const TextEdit &E : R.ThePlan.Units[D.Unit].Edits)
+  for (const TextEdit &E : finalUnitEdits(R, D.Unit))
     Out.push_back(Object{{"file", E.File},
                          {"offset", E.Offset},
                          {"length", E.Length},
@@ -126,7 +126,7 @@ std::string sarifReport(const RunResult &R, bool Applied) {
       Result["relatedLocations"] = std::move(Related);
     if (D.Rewrite) {
       std::map<std::string, Array> ByFile;
-      for (const TextEdit &E : R.ThePlan.Units[D.Unit].Edits)
+      for (const TextEdit &E : finalUnitEdits(R, D.Unit))
         ByFile[E.File].push_back(Object{
             {"deletedRegion", Object{{"charOffset", E.Offset}, {"charLength", E.Length}}},
             {"insertedContent", Object{{"text", E.Text}}}});

@@ -1,5 +1,7 @@
 #include "tma/SingleSide.h"
 
+#include "tma/SourceText.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -12,7 +14,7 @@ std::vector<SingleSideFinding> analyzeSingleSide(clang::ASTContext &Ctx,
   llvm::StringRef Side = LO.CUDAIsDevice ? "device" : "host";
   RunResult R;
   PlanOptions PO;
-  PO.InRoot = Opts.InRoot;
+  PO.InRoot = Opts.InRoot.empty() ? std::string() : normalizePath(Opts.InRoot);
   R.ThePlan = makePlan({analyzePass(Ctx, Side, Opts.Analysis)}, PO);
   for (const EditUnit &U : R.ThePlan.Units)
     for (const TextEdit &E : U.Edits)
@@ -47,12 +49,7 @@ std::vector<SingleSideFinding> analyzeSingleSide(clang::ASTContext &Ctx,
         F.NoFixReason = "'" + Unseen + "' has code under __CUDA_ARCH__ that only the other CUDA "
                         "side sees: run tma-modernize on this file for the fix";
       if (F.NoFixReason.empty()) {
-        // Deletions tidied per file, as the CLI does.
-        std::map<std::string, std::vector<TextEdit>> ByFile;
-        for (const TextEdit &E : R.ThePlan.Units[D.Unit].Edits)
-          ByFile[E.File].push_back(E);
-        for (auto &[File, List] : ByFile)
-          llvm::append_range(F.Fix, tidyDeletions(R.Original[File], List));
+        F.Fix = finalUnitEdits(R, D.Unit);
       }
     }
     Out.push_back(std::move(F));

@@ -20,6 +20,9 @@ llvm::Expected<std::string> applyEdits(llvm::StringRef Code, llvm::StringRef Fil
 /// deletions leave empty, so that removed statements leave no blank gaps.
 std::vector<TextEdit> tidyDeletions(llvm::StringRef Code, std::vector<TextEdit> Edits);
 
+/// The edits of one accepted unit as they are written (deletions tidied).
+std::vector<TextEdit> finalUnitEdits(const RunResult &R, size_t Unit);
+
 /// A unified diff (3 lines of context) of \p Edits applied to \p Old.
 std::string unifiedDiff(llvm::StringRef Path, llvm::StringRef Old,
                         std::vector<TextEdit> Edits);

@@ -63,7 +63,7 @@ cudaError_t changed_through_a_call(CUtensorMap *staged, float *out) {
   return cudaSuccess;
 }
 // CHECK-MESSAGES: warning: kernel 'scale' reads descriptor 'map' through global memory; now passed by value [tma-001]
-// CHECK-MESSAGES: warning: descriptor 'map' of kernel 'other' is left by reference: 'reencode' is called between the copy and the launch and may change '*staged' [tma-105]
+// CHECK-MESSAGES: warning: descriptor 'map' of kernel 'other' is left by reference: 'reencode' runs between the copy and the launch and may change '*staged' [tma-105]
 // CHECK-MESSAGES: 1 kernel rewritten, 1 refused{{.*}}2 launches changed, 2 copies removed (2 alloc, 2 free)
 // SECOND: 0 kernels to rewrite, 1 refused
 

@@ -8,9 +8,19 @@ cd "$(dirname "$0")/.."
 log=build/test.log
 ctest --test-dir build --output-on-failure -V >"$log" 2>&1
 status=$?
-grep -E "^[0-9]+: (FAIL|UNRESOLVED|XPASS)|FAILED|Failed Tests" "$log" | head -50
+# The same lit and GoogleTest suites on an AddressSanitizer +
+# UndefinedBehaviorSanitizer build (TMA_SANITIZE=ON).
+if [ "${TMA_SKIP_SANITIZERS:-0}" != 1 ]; then
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTMA_SANITIZE=ON \
+    -DBUILD_TESTING=ON >/dev/null && ninja -C build-asan >/dev/null || status=1
+  ctest --test-dir build-asan --output-on-failure -V -E gpu-compile >build/test-asan.log 2>&1 ||
+    status=1
+  sed -i 's/^/asan: /' build/test-asan.log
+  cat build/test-asan.log >>"$log"
+fi
+grep -E "^(asan: )?[0-9]+: (FAIL|UNRESOLVED|XPASS)|FAILED|Failed Tests" "$log" | head -50
 echo
 echo "== summary"
-grep -hE "^[0-9]+: (Total Discovered Tests|  Passed|  Failed|  Unsupported)|\[  PASSED  \]|\[  FAILED  \]|gpu-compile:" "$log" | sed -E 's/^[0-9]+: //'
+grep -hE "^(asan: )?[0-9]+: (Total Discovered Tests|  Passed|  Failed|  Unsupported)|\[  PASSED  \]|\[  FAILED  \]|gpu-compile:" "$log" | sed -E 's/^(asan: )?[0-9]+: /\1/'
 grep -E "tests passed|tests failed" "$log"
 exit $status

@@ -38,3 +38,12 @@ config.substitutions.append(("%inputs", os.path.join(os.path.dirname(__file__), 
 
 if os.path.exists(config.nvcc):
     config.available_features.add("nvcc")
+# The plugin cannot be loaded into clang-tidy from a sanitizer build (the
+# sanitizer runtime must come first in the process).
+if not config.sanitized:
+    config.available_features.add("plugin")
+else:
+    # LLVM keeps some allocations until exit on purpose.
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+

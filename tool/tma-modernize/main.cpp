@@ -218,29 +218,24 @@ int main(int argc, char **argv) {
       Exit = 2;
     }
   }
-  if (!ExportFixes.empty()) {
+  // Fix and report files: a failure to write one is an error, not a stop.
+  auto WriteSideFile = [&](const std::string &Path, const std::string &Text) {
     std::error_code EC;
-    llvm::raw_fd_ostream OS(ExportFixes, EC, llvm::sys::fs::OF_Text);
+    llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_Text);
     if (EC) {
-      llvm::errs() << "tma-modernize: error: cannot write '" << ExportFixes
-                   << "': " << EC.message() << "\n";
+      llvm::errs() << "tma-modernize: error: cannot write '" << Path << "': " << EC.message()
+                   << "\n";
       Exit = 2;
-    } else {
-      OS << exportFixesYaml(normalizePath(Sources.front()), AllEdits);
+      return;
     }
-  }
-  if (!ReportFile.empty()) {
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(ReportFile, EC, llvm::sys::fs::OF_Text);
-    if (EC) {
-      llvm::errs() << "tma-modernize: error: cannot write '" << ReportFile
-                   << "': " << EC.message() << "\n";
-      Exit = 2;
-    } else {
-      OS << (llvm::StringRef(ReportFile).ends_with(".sarif") ? sarifReport(R, Writes)
-                                                             : jsonReport(R, Sum, Writes));
-    }
-  }
+    OS << Text;
+  };
+  if (!ExportFixes.empty())
+    WriteSideFile(ExportFixes, exportFixesYaml(normalizePath(Sources.front()), AllEdits));
+  if (!ReportFile.empty())
+    WriteSideFile(ReportFile, llvm::StringRef(ReportFile).ends_with(".sarif")
+                                  ? sarifReport(R, Writes)
+                                  : jsonReport(R, Sum, Writes));
   printSummary(llvm::errs(), Sum,
                Writes ? "rewritten" : (Check ? "to rewrite" : "would be rewritten"));
   if (Exit == 0 && Check && !AllEdits.empty())

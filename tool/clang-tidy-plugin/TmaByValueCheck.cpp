@@ -6,6 +6,7 @@
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Basic/FileManager.h"
+#include "clang/Lex/Preprocessor.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -18,7 +19,10 @@ public:
   TmaByValueCheck(StringRef Name, tidy::ClangTidyContext *Context)
       : ClangTidyCheck(Name, Context),
         ParamSpaceLimit(Options.get("ParamSpaceLimit", 32764U)),
-        InRoot(Options.get("InRoot", "")) {}
+        InRoot(Options.get("InRoot", "")),
+        ParseOtherSide(flag(Options.get("ParseOtherSide", "true"))),
+        OtherSideGpuArch(Options.get("OtherSideGpuArch", "sm_90a")),
+        RemoveAcquireFences(flag(Options.get("RemoveAcquireFences", "true"))) {}
 
   bool isLanguageVersionSupported(const LangOptions &LO) const override {
     return LO.CPlusPlus;
@@ -26,6 +30,12 @@ public:
   void storeOptions(tidy::ClangTidyOptions::OptionMap &Opts) override {
     Options.store(Opts, "ParamSpaceLimit", ParamSpaceLimit);
     Options.store(Opts, "InRoot", InRoot);
+    Options.store(Opts, "ParseOtherSide", ParseOtherSide ? "true" : "false");
+    Options.store(Opts, "OtherSideGpuArch", OtherSideGpuArch);
+    Options.store(Opts, "RemoveAcquireFences", RemoveAcquireFences ? "true" : "false");
+  }
+  void registerPPCallbacks(const SourceManager &, Preprocessor *PP, Preprocessor *) override {
+    ThisSide = PP;
   }
   void registerMatchers(MatchFinder *Finder) override {
     Finder->addMatcher(translationUnitDecl().bind("tu"), this);
@@ -35,8 +45,11 @@ public:
     SingleSideOptions O;
     O.Analysis.ParamSpaceLimit = ParamSpaceLimit;
     O.InRoot = InRoot;
+    O.ParseOtherSide = ParseOtherSide;
+    O.OtherSideGpuArch = OtherSideGpuArch;
+    O.RemoveAcquireFences = RemoveAcquireFences;
     const SourceManager &SM = *Result.SourceManager;
-    for (const SingleSideFinding &F : analyzeSingleSide(*Result.Context, O)) {
+    for (const SingleSideFinding &F : analyzeSingleSide(*Result.Context, ThisSide, O)) {
       SourceLocation Loc = locationOf(SM, F.Msg.Where);
       if (Loc.isInvalid())
         continue;
@@ -62,6 +75,12 @@ public:
   }
 
 private:
+  // Boolean options are read as text: clang-tidy's get<bool> specialisation
+  // is not exported from the clang-tidy binary a plugin is loaded into.
+  static bool flag(StringRef V) {
+    return !(V.equals_insensitive("false") || V == "0" || V.equals_insensitive("off"));
+  }
+
   static SourceLocation locationOf(const SourceManager &SM, const SourcePoint &P) {
     if (!P.valid())
       return SourceLocation();
@@ -76,6 +95,10 @@ private:
 
   const unsigned ParamSpaceLimit;
   const std::string InRoot;
+  const bool ParseOtherSide;
+  const std::string OtherSideGpuArch;
+  const bool RemoveAcquireFences;
+  const Preprocessor *ThisSide = nullptr;
 };
 
 class TmaModule : public tidy::ClangTidyModule {

@@ -1,6 +1,8 @@
-// The engine for an editor or clang-tidy: one TU, one CUDA side, already
-// parsed by the host tool. Decisions are the same planner's; a fix is offered
-// only when this side can see everything the decision rests on.
+// The engine for an editor or clang-tidy: one TU, already parsed on one CUDA
+// side by the host tool. The other side is parsed here, from the flags this
+// side was given, so that code under __CUDA_ARCH__ is seen too. Decisions
+// are the same planner's; a fix is offered only when everything the decision
+// rests on was seen.
 #pragma once
 
 #include "tma/Output.h"
@@ -8,7 +10,8 @@
 
 namespace clang {
 class ASTContext;
-}
+class Preprocessor;
+} // namespace clang
 
 namespace tma {
 
@@ -21,9 +24,27 @@ struct SingleSideFinding {
 struct SingleSideOptions {
   AnalysisOptions Analysis;
   std::string InRoot; // empty: anywhere outside system headers
+  /// Parse the other CUDA side as well. Off: a file with code under
+  /// __CUDA_ARCH__ gets warnings but no fix.
+  bool ParseOtherSide = true;
+  /// The GPU architecture of the device side when the host tool parsed the
+  /// host side (clang-tidy's own pass is the device one unless told
+  /// --cuda-host-only).
+  std::string OtherSideGpuArch = "sm_90a";
+  /// Off: a kernel whose rewrite removes acquire fences gets no fix (its
+  /// fences are left for a person to remove with the parameter change).
+  bool RemoveAcquireFences = true;
 };
 
+/// \p PP is the preprocessor of the parsed side (for its include paths and
+/// macros); without it the other side is not parsed.
 std::vector<SingleSideFinding> analyzeSingleSide(clang::ASTContext &Ctx,
+                                                 const clang::Preprocessor *PP,
                                                  const SingleSideOptions &Opts);
+
+/// The options of the other CUDA side's pass, rebuilt from this side's
+/// preprocessor: language standard, user include paths, -D/-U, -include.
+CompileOptions otherSideCompileOptions(const clang::Preprocessor &PP,
+                                       const SingleSideOptions &Opts);
 
 } // namespace tma

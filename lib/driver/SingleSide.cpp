@@ -42,6 +42,8 @@ CompileOptions otherSideCompileOptions(const clang::Preprocessor &PP,
   const clang::LangStandard &Std = clang::LangStandard::getLangStandardForKind(LO.LangStd);
   if (Std.isCPlusPlus())
     C.ExtraArgs.push_back(std::string("-std=") + Std.getName());
+  if (LO.GPURelocatableDeviceCode)
+    C.ExtraArgs.push_back("-fgpu-rdc");
   const clang::HeaderSearchOptions &HS = PP.getHeaderSearchInfo().getHeaderSearchOpts();
   for (const clang::HeaderSearchOptions::Entry &E : HS.UserEntries) {
     if (E.IsFramework)

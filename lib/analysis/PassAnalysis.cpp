@@ -570,6 +570,20 @@ void PassAnalyzer::walkRef(const DeclRefExpr *R, const FunctionDecl *Fn,
       return;
     }
   }
+  // A call that clang could not finish because of another argument (one that
+  // names a declaration clang rejected, such as nvcc's `__shared__
+  // cuda::barrier`) keeps its arguments unconverted. When the callee is one
+  // known function (not an overload set) and this argument is sound, it is
+  // the call nvcc makes: follow it as such.
+  if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
+    const auto *Callee = dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts());
+    const auto *FD = Callee ? dyn_cast<FunctionDecl>(Callee->getDecl()) : nullptr;
+    if (CE->containsErrors() && !R->containsErrors() && FD && !isa<CUDAKernelCallExpr>(CE) &&
+        llvm::is_contained(CE->arguments(), Cur) && CE->getNumArgs() <= FD->getNumParams()) {
+      handleCallArg(CE, Cur, Fn, Depth, Editable ? R : nullptr, M, Sink);
+      return;
+    }
+  }
   if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P)) {
     if (BO->isAssignmentOp() && BO->getLHS()->IgnoreParens() == R) {
       if (IsKernelParam)
@@ -1169,9 +1183,26 @@ DeviceBuffer &PassAnalyzer::bufferFacts(const VarDecl *V, const FunctionDecl *Fn
     const Expr *Init = V->getInit();
     bool TrivialInit = !Init || Init->IgnoreParenImpCasts()->isNullPointerConstant(
                                     Ctx, Expr::NPC_ValueDependentIsNotNull) != Expr::NPCK_NotNull;
-    if (DS && DS->isSingleDecl() && TrivialInit && isa_and_nonnull<CompoundStmt>(parent(Fn, DS)))
-      if (std::optional<TextEdit> E = ST.removeStatement(DS->getSourceRange()))
-        U.Removal.push_back(*E);
+    if (DS && TrivialInit && isa_and_nonnull<CompoundStmt>(parent(Fn, DS))) {
+      // `CUtensorMap *d_a = nullptr, *d_b = nullptr;`: the statement goes
+      // when every variable it declares goes (the planner checks that).
+      bool SiblingsPlain = true;
+      for (const Decl *D : DS->decls())
+        if (D != V) {
+          const auto *Other = dyn_cast<VarDecl>(D);
+          if (!Other) {
+            SiblingsPlain = false;
+            break;
+          }
+          SourcePoint OP = ST.point(Other->getLocation());
+          U.SharedWith.push_back(OP.File + ":" + std::to_string(OP.Offset));
+        }
+      if (SiblingsPlain)
+        if (std::optional<TextEdit> E = ST.removeStatement(DS->getSourceRange()))
+          U.Removal.push_back(*E);
+      if (U.Removal.empty())
+        U.SharedWith.clear();
+    }
     B.Uses.push_back(std::move(U));
   }
 

@@ -73,6 +73,37 @@ llvm::StringRef sideName(CudaSide S) {
 
 llvm::StringRef clangResourceDir() { return TMA_CLANG_RESOURCE_DIR; }
 
+llvm::StringRef nvccCompatHeaderPath() { return "/tma-modernize-virtual/nvcc_host_minmax.h"; }
+
+llvm::StringRef nvccCompatHeader() {
+  // nvcc's crt/math_functions.hpp defines these overloads for host and
+  // device (`static inline __host__ __device__`); clang's CUDA headers only
+  // for the device, so host code calling max(a, b) does not compile. The
+  // same overloads, host only: the device side keeps clang's.
+  return R"(// tma-modernize: nvcc's host max/min, for the analysis only.
+#define TMA_NVCC_MINMAX(R, A, B) \
+  static inline __attribute__((host)) R max(A a, B b) { return (R)a > (R)b ? (R)a : (R)b; } \
+  static inline __attribute__((host)) R min(A a, B b) { return (R)a < (R)b ? (R)a : (R)b; }
+TMA_NVCC_MINMAX(int, int, int)
+TMA_NVCC_MINMAX(unsigned int, unsigned int, unsigned int)
+TMA_NVCC_MINMAX(unsigned int, int, unsigned int)
+TMA_NVCC_MINMAX(unsigned int, unsigned int, int)
+TMA_NVCC_MINMAX(long, long, long)
+TMA_NVCC_MINMAX(unsigned long, unsigned long, unsigned long)
+TMA_NVCC_MINMAX(unsigned long, long, unsigned long)
+TMA_NVCC_MINMAX(unsigned long, unsigned long, long)
+TMA_NVCC_MINMAX(long long, long long, long long)
+TMA_NVCC_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+TMA_NVCC_MINMAX(unsigned long long, long long, unsigned long long)
+TMA_NVCC_MINMAX(unsigned long long, unsigned long long, long long)
+TMA_NVCC_MINMAX(float, float, float)
+TMA_NVCC_MINMAX(double, double, double)
+TMA_NVCC_MINMAX(double, float, double)
+TMA_NVCC_MINMAX(double, double, float)
+#undef TMA_NVCC_MINMAX
+)";
+}
+
 std::vector<std::string> passArguments(CudaSide Side, const CompileOptions &Opts) {
   std::vector<std::string> Args = {
       "-x", "cuda",
@@ -81,6 +112,11 @@ std::vector<std::string> passArguments(CudaSide Side, const CompileOptions &Opts
       "-resource-dir=" + clangResourceDir().str(),
       // The toolkit is newer than this clang knows: that is expected.
       "-Wno-unknown-cuda-version",
+      // nvcc accepts `extern __shared__ T x;` for a non-array T (a static
+      // definition); clang only in relocatable-device-code mode. The flag
+      // changes no analysis: a kernel is treated as launchable from other
+      // TUs either way.
+      "-fgpu-rdc",
   };
   if (!Opts.CudaPath.empty()) {
     Args.push_back("--cuda-path=" + Opts.CudaPath);
@@ -99,6 +135,10 @@ std::vector<std::string> passArguments(CudaSide Side, const CompileOptions &Opts
     Args.push_back("-D__CUDACC_VER_MAJOR__=" + std::to_string(Opts.CudaVersion / 1000));
     Args.push_back("-D__CUDACC_VER_MINOR__=" + std::to_string(Opts.CudaVersion % 1000 / 10));
     Args.push_back("-D__CUDACC_VER_BUILD__=0");
+  }
+  if (Opts.NvccMacros) {
+    Args.push_back("-include");
+    Args.push_back(nvccCompatHeaderPath().str());
   }
   bool HasStd = llvm::any_of(Opts.ExtraArgs, [](const std::string &A) {
     return llvm::StringRef(A).starts_with("-std=");

@@ -1,5 +1,6 @@
 #include "tma/Engine.h"
 
+#include "tma/ErrorContainment.h"
 #include "tma/Output.h"
 #include "tma/SourceText.h"
 
@@ -41,6 +42,10 @@ public:
     if (Info.hasSourceManager() && Info.getLocation().isValid()) {
       const SourceManager &SM = Info.getSourceManager();
       SourceLocation L = SM.getFileLoc(Info.getLocation());
+      // A system macro (`__shared__`) spelled at the user's position is the
+      // user's statement; a user macro's expansion is not followed.
+      E.InMacro = Info.getLocation().isMacroID() &&
+                  !SM.isInSystemHeader(SM.getSpellingLoc(Info.getLocation()));
       if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(SM.getFileID(L))) {
         E.Where.File = normalizePath(FE->getName());
         E.Where.Offset = SM.getFileOffset(L);
@@ -72,6 +77,7 @@ PassRun runPass(CudaSide Side, const std::string &MainFile,
   for (const auto &[Path, Text] : Overlay)
     if (Path != MainFile)
       Mapped.push_back({Path, Text});
+  Mapped.push_back({nvccCompatHeaderPath().str(), nvccCompatHeader().str()});
   ErrorCollector Collector;
   std::unique_ptr<ASTUnit> AST = tooling::buildASTFromCodeWithArgs(
       MainText, passArguments(Side, Compile), MainFile, "tma-modernize",
@@ -83,6 +89,7 @@ PassRun runPass(CudaSide Side, const std::string &MainFile,
   R.Ran = true;
   if (Analyze) {
     R.Facts = analyzePass(AST->getASTContext(), sideName(Side), Opts.Analysis);
+    markContainedErrors(AST->getASTContext(), AST->getPreprocessor(), R.Facts, R.Errors);
     const SourceManager &SM = AST->getSourceManager();
     for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It)
       R.Deps.push_back(normalizePath(It->first.getName()));
@@ -199,13 +206,17 @@ static void analyzeOne(TUStatus &TU, std::vector<PassFacts> &Facts, const Engine
   auto [Device, Host] = runBothSides(TU.File, {}, TU.Compile, Opts, /*Analyze=*/true);
   llvm::append_range(TU.Errors, Device.Errors);
   llvm::append_range(TU.Errors, Host.Errors);
-  // The two sides mostly report the same errors: keep each once.
+  // The two sides mostly report the same errors: keep each once, contained
+  // only if both sides found it so.
   llvm::sort(TU.Errors);
-  TU.Errors.erase(std::unique(TU.Errors.begin(), TU.Errors.end(),
-                              [](const CompilerError &A, const CompilerError &B) {
-                                return A.Where == B.Where && A.Message == B.Message;
-                              }),
-                  TU.Errors.end());
+  std::vector<CompilerError> Unique;
+  for (CompilerError &E : TU.Errors) {
+    if (!Unique.empty() && Unique.back().Where == E.Where && Unique.back().Message == E.Message)
+      Unique.back().Contained = Unique.back().Contained && E.Contained;
+    else
+      Unique.push_back(std::move(E));
+  }
+  TU.Errors = std::move(Unique);
   TU.Deps = Device.Deps;
   llvm::append_range(TU.Deps, Host.Deps);
   llvm::sort(TU.Deps);
@@ -252,29 +263,42 @@ RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Op
   // Error tolerance: nvcc accepts code clang rejects, so an error elsewhere
   // must not block a rewrite that can be proven. A descriptor whose kernel,
   // followed helpers or launching functions hold an error is refused: the
-  // error may hide a use. Verification below then demands exactly the
-  // original errors, at their shifted positions, and no new one.
+  // error may hide a use. An error whose statement provably carries no
+  // descriptor (Contained) blocks only a unit that edits it. Verification
+  // below then demands exactly the original errors, at their shifted
+  // positions, and no new one.
   std::vector<CompilerError> AllErrors;
   for (const TUStatus &TU : R.TUs)
     llvm::append_range(AllErrors, TU.Errors);
   for (size_t I = 0; I < R.ThePlan.Params.size() && !AllErrors.empty(); ++I) {
-    ParamDecision &D = R.ThePlan.Params[I];
+    const ParamDecision &D = R.ThePlan.Params[I];
     std::vector<Note> Blocking;
-    for (const CompilerError &E : AllErrors)
-      if (llvm::any_of(D.ReliesOn, [&](const SourceSpan &S) { return S.contains(E.Where); }))
+    for (const CompilerError &E : AllErrors) {
+      bool Blocks;
+      if (E.Contained)
+        Blocks = D.Rewrite && llvm::any_of(R.ThePlan.Units[D.Unit].Edits, [&](const TextEdit &T) {
+                   return T.File == E.Where.File && T.Offset <= E.Where.Offset &&
+                          E.Where.Offset <= T.Offset + T.Length;
+                 });
+      else
+        Blocks = llvm::any_of(D.ReliesOn, [&](const SourceSpan &S) { return S.contains(E.Where); });
+      if (Blocks)
         Blocking.push_back({"compiler error: " + E.Message, E.Where});
+    }
     if (Blocking.empty())
       continue;
     ++R.RefusedForErrors;
-    Blocker Why{DiagID::ParseError,
-                "clang reports " + std::to_string(Blocking.size()) + " error" +
-                    (Blocking.size() == 1 ? "" : "s") + " in code this descriptor relies on",
-                Blocking.front().Where, Blocking};
-    if (D.Rewrite)
-      R.ThePlan.refuseUnit(D.Unit, Why);
-    else
-      D.Blockers.insert(D.Blockers.begin(), Why);
+    PO.Preblocked[D.Key] = {DiagID::ParseError,
+                            "clang reports " + std::to_string(Blocking.size()) + " error" +
+                                (Blocking.size() == 1 ? "" : "s") +
+                                " in code this descriptor relies on",
+                            Blocking.front().Where, Blocking};
   }
+  // Decided again with those refusals in place: a refused descriptor must
+  // not take the units it would have shared (a common declaration, a
+  // common buffer) down with it.
+  if (!PO.Preblocked.empty())
+    R.ThePlan = makePlan(Facts, PO);
 
   // A TU that could not be analysed may declare and launch any kernel with
   // external linkage, or any kernel defined in a header it includes: only a

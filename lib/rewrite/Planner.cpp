@@ -182,6 +182,9 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
       }
     llvm::sort(D.ReliesOn);
     D.ReliesOn.erase(std::unique(D.ReliesOn.begin(), D.ReliesOn.end()), D.ReliesOn.end());
+    auto Pre = Opts.Preblocked.find(Key);
+    if (Pre != Opts.Preblocked.end())
+      D.Blockers.insert(D.Blockers.begin(), Pre->second);
     D.Rewrite = D.Blockers.empty();
     Slot[Key] = P.Params.size();
     P.Params.push_back(std::move(D));
@@ -237,6 +240,20 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
     for (const auto &User : Users)
       if (P.Params[Slot[User.first]].Rewrite && P.Params[Slot[Users.front().first]].Rewrite)
         Leader[Find(Slot[User.first])] = Find(Slot[Users.front().first]);
+  // Buffers declared in one statement (`CUtensorMap *d_a, *d_b;`) are removed
+  // together or not at all: their parameters change together.
+  for (auto &[BK, B] : Buffers) {
+    auto Mine = BufferUsers.find(BK);
+    if (Mine == BufferUsers.end() || !P.Params[Slot[Mine->second.front().first]].Rewrite)
+      continue;
+    for (const HostUse &U : B.Uses)
+      for (const std::string &Sibling : U.SharedWith) {
+        auto Theirs = BufferUsers.find(Sibling);
+        if (Theirs != BufferUsers.end() && P.Params[Slot[Theirs->second.front().first]].Rewrite)
+          Leader[Find(Slot[Theirs->second.front().first])] =
+              Find(Slot[Mine->second.front().first]);
+      }
+  }
 
   std::map<size_t, size_t> UnitOf;
   for (size_t I = 0; I < P.Params.size(); ++I) {
@@ -259,6 +276,9 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
   }
 
   // 4. Device buffers whose every launch now passes the host descriptor go.
+  // First which go (and in which unit), then their edits: a declaration
+  // shared with other variables goes only when all of them go together.
+  std::map<std::string, size_t> Removed; // buffer key -> unit
   for (auto &[BK, B] : Buffers) {
     auto Users = BufferUsers.find(BK);
     if (Users == BufferUsers.end())
@@ -268,7 +288,7 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
     });
     if (!AllRewritten)
       continue; // still used by a refused launch
-    EditUnit &U = P.Units[P.Params[Slot[Users->second.front().first]].Unit];
+    size_t UnitIndex = P.Params[Slot[Users->second.front().first]].Unit;
     const HostUse *Blocking = nullptr;
     for (const HostUse &Use : B.Uses)
       if (Use.Kind == HostUseKind::Other ||
@@ -276,7 +296,7 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
            Use.Removal.empty()))
         Blocking = &Use;
     if (Blocking) {
-      U.LeftInPlace.push_back(
+      P.Units[UnitIndex].LeftInPlace.push_back(
           {"device buffer '" + B.Name + "' is kept: " +
                (Blocking->Kind == HostUseKind::Other
                     ? "it has another use here"
@@ -284,11 +304,24 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
            Blocking->Where});
       continue;
     }
+    Removed[BK] = UnitIndex;
+  }
+  for (const auto &[BK, UnitIndex] : Removed) {
+    const DeviceBuffer &B = Buffers[BK];
+    EditUnit &U = P.Units[UnitIndex];
     for (const HostUse &Use : B.Uses) {
-      if (Use.Kind == HostUseKind::Declaration && Use.Removal.empty())
-        U.LeftInPlace.push_back(
-            {"the declaration of '" + B.Name + "' shares its statement; remove it by hand",
-             Use.Where});
+      if (Use.Kind == HostUseKind::Declaration) {
+        bool SiblingsGo = llvm::all_of(Use.SharedWith, [&](const std::string &K) {
+          auto It = Removed.find(K);
+          return It != Removed.end() && It->second == UnitIndex;
+        });
+        if (Use.Removal.empty() || !SiblingsGo) {
+          U.LeftInPlace.push_back(
+              {"the declaration of '" + B.Name + "' shares its statement; remove it by hand",
+               Use.Where});
+          continue;
+        }
+      }
       U.Edits.insert(U.Edits.end(), Use.Removal.begin(), Use.Removal.end());
       U.CopiesRemoved += Use.Kind == HostUseKind::Copy;
       U.AllocsRemoved += Use.Kind == HostUseKind::Alloc;

@@ -35,6 +35,12 @@ struct CompileOptions {
 /// Arguments for clang (without the program name and the input file).
 std::vector<std::string> passArguments(CudaSide Side, const CompileOptions &Opts);
 
+/// What nvcc's own headers declare and clang's do not (host max/min), as a
+/// header the passes include first when NvccMacros is on. It exists only in
+/// memory (runPass maps it): the analysis sees it, no output does.
+llvm::StringRef nvccCompatHeaderPath();
+llvm::StringRef nvccCompatHeader();
+
 /// The clang resource directory recorded at build time.
 llvm::StringRef clangResourceDir();
 

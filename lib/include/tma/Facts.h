@@ -90,6 +90,9 @@ struct HostUse {
   std::string What;              // "cudaMemcpy", "launch of k", ...
   std::vector<TextEdit> Removal; // empty when the statement cannot be removed alone
   std::string ParamKey;          // Launch: the descriptor parameter it is passed to
+  /// Declaration: the keys of the other variables the same statement
+  /// declares; Removal applies only when they all go too.
+  std::vector<std::string> SharedWith;
 };
 
 /// A host variable (`CUtensorMap* d`) holding a device copy of a descriptor.
@@ -117,6 +120,11 @@ struct LaunchSite {
 struct CompilerError {
   std::string Message;
   SourcePoint Where;
+  /// Reported inside a macro expansion (Where is the expansion's position).
+  bool InMacro = false;
+  /// The code around it provably carries no descriptor (ErrorContainment.h):
+  /// it blocks no descriptor unless an edit touches it.
+  bool Contained = false;
   bool operator<(const CompilerError &O) const {
     return std::tie(Where, Message) < std::tie(O.Where, O.Message);
   }

@@ -47,6 +47,9 @@ struct Plan {
 struct PlanOptions {
   /// Only files under this directory may be edited (empty: anywhere).
   std::string InRoot;
+  /// Reasons found outside the facts (compiler errors in a descriptor's
+  /// code), by parameter key: the main reason, applied before units form.
+  std::map<std::string, Blocker> Preblocked;
 };
 
 Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts);

@@ -60,8 +60,8 @@ int main() {
   cudaMalloc(&d6, sizeof(h));
   cudaMemcpy(d6, &h, sizeof(*d6), cudaMemcpyHostToDevice);
   cute_style<<<1, 32>>>(d6);
-  // The declaration is shared by six variables: it stays, the rest goes.
-  // CHECK-FIXES: {{^}}  CUtensorMap *d1, *d2, *d3, *d4, *d5, *d6;
+  // The declaration is shared by six device copies that all go: it goes.
+  // CHECK-FIXES: {{^}}  float *out = nullptr;
   // CHECK-FIXES-NEXT: {{^}}  plain<<<1, 32>>>(h, out);
   // CHECK-FIXES: {{^}}  mutable_ptr<<<1, 32>>>(h);
   // CHECK-FIXES: {{^}}  restricted<<<1, 32>>>(h);

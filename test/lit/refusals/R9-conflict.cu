@@ -10,8 +10,9 @@
 __global__ void two_maps(const CUtensorMap *a, const CUtensorMap *b) {
   asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(a), "l"(b) : "memory");
 }
-// CHECK: warning: descriptor 'a' of kernel 'two_maps' is left by reference: edits of two descriptors overlap [tma-109]
-// CHECK: warning: descriptor 'b' of kernel 'two_maps' is left by reference: edits of two descriptors overlap [tma-109]
+// (Their device copies share one declaration, so they form one group.)
+// CHECK: warning: descriptor 'a' of kernel 'two_maps' is left by reference: two edits for this descriptor overlap [tma-109]
+// CHECK: warning: descriptor 'b' of kernel 'two_maps' is left by reference: two edits for this descriptor overlap [tma-109]
 
 int main() {
   CUtensorMap ha{}, hb{};

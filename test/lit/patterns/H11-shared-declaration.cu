@@ -51,7 +51,7 @@ int main() {
 }
 // CHECK-FIXES: {{^}}  void *base = nullptr;
 // CHECK-FIXES-NEXT: {{^}}  pair<<<1, 1>>>(ha, hb);
-// CHECK-FIXES-NEXT: {{^$}}
+// CHECK-FIXES-EMPTY:
 // CHECK-FIXES-NEXT: {{^}}  CUtensorMap *d_ok, *d_bad;
 // CHECK-FIXES-NEXT: {{^}}  cudaMalloc(&d_bad, sizeof(CUtensorMap));
 // CHECK-FIXES-NEXT: {{^}}  cudaMemcpy(d_bad, &hc, sizeof(CUtensorMap), cudaMemcpyHostToDevice);

@@ -116,3 +116,30 @@ TEST_F(AnalysisTest, CopyInsideAnIfDoesNotReachTheLaunch) {
   ASSERT_FALSE(F.Launches[0].Blockers.empty());
   EXPECT_EQ(F.Launches[0].Blockers[0].ID, DiagID::HostNotTraceable);
 }
+
+// Each compiler error is marked contained or not by the pass that saw it.
+TEST_F(AnalysisTest, ErrorsNamingNoDescriptorAreContained) {
+  std::string File = "/virtual/errors.cu";
+  std::string Code = R"(#include <cuda.h>
+#define USES_MAP(id) asm volatile("mov.u32 %0, %clusterid.y; prefetch.tensormap [%1];" : "=r"(id) : "l"(map))
+struct Holder { const CUtensorMap *held; };
+__global__ void k(const CUtensorMap *map, unsigned *out, Holder h) {
+  unsigned a, b, c, d;
+  asm volatile("mov.u32 %0, %clusterid.x;" : "=r"(a));
+  asm volatile("mov.u32 %0, %clusterid.z; prefetch.tensormap [%1];" : "=r"(b) : "l"(map));
+  USES_MAP(c);
+  asm volatile("mov.u32 %0, %clusterid.w; prefetch.tensormap [%1];" : "=r"(d) : "l"(h.held));
+  out[0] = a + b + c + d;
+}
+)";
+  PassRun R = runPass(CudaSide::Device, File, {{File, Code}}, Opts.Compile, Opts, /*Analyze=*/true);
+  ASSERT_TRUE(R.Ran);
+  std::map<unsigned, bool> ContainedByLine;
+  for (const CompilerError &E : R.Errors)
+    ContainedByLine[E.Where.Line] = E.Contained;
+  ASSERT_EQ(ContainedByLine.size(), 4u);
+  EXPECT_TRUE(ContainedByLine[6]);  // names nothing that carries a descriptor
+  EXPECT_FALSE(ContainedByLine[7]); // names the parameter
+  EXPECT_FALSE(ContainedByLine[8]); // a project macro (whose body names it)
+  EXPECT_FALSE(ContainedByLine[9]); // names a field whose type mentions CUtensorMap
+}

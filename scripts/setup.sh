@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(clang-22 libclang-22-dev llvm-22-dev llvm-22-tools clang-tidy-22 clang-tools-22
-          libgtest-dev ninja-build cmake patch)
+          libgtest-dev ninja-build cmake patch libfuzzer-22-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

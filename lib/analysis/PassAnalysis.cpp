@@ -96,7 +96,54 @@ struct KernelLaunch {
   const Expr *KernelRef = nullptr; // the kernel as written in a launch API call
   std::vector<const Expr *> Args;
   llvm::StringRef Form;
+  /// Where the arguments are written, when not in the launch itself: the
+  /// declaration of a `void* args[] = {&a, &b}` array (H4). Args then holds
+  /// the variables whose addresses fill the slots (null for other slots).
+  const Stmt *ArgsDecl = nullptr;
 };
+
+/// The launch APIs that take the kernel's arguments as an array of addresses:
+/// where the kernel (or a CUfunction handle), the array and `extra` are.
+struct ArrayLaunchApi {
+  llvm::StringRef Name;
+  unsigned KernelArg, ArgsArg;
+  int ExtraArg; // -1: none
+  bool Handle;  // the kernel is a CUfunction, not the symbol
+};
+const ArrayLaunchApi *arrayLaunchApi(llvm::StringRef Name) {
+  static const ArrayLaunchApi Apis[] = {
+      {"cudaLaunchKernel", 0, 3, -1, false},
+      {"cudaLaunchCooperativeKernel", 0, 3, -1, false},
+      {"cudaLaunchKernelExC", 1, 2, -1, false},
+      {"cuLaunchKernel", 0, 9, 10, true},
+      {"cuLaunchCooperativeKernel", 0, 9, -1, true},
+      {"cuLaunchKernelEx", 1, 2, 3, true},
+  };
+  for (const ArrayLaunchApi &A : Apis)
+    if (A.Name == Name)
+      return &A;
+  return nullptr;
+}
+
+/// cuda.h maps driver API names to versioned and per-thread-stream symbols
+/// (cuMemAlloc -> cuMemAlloc_v2, cuLaunchKernel -> cuLaunchKernel_ptsz):
+/// the name as written in the documentation.
+llvm::StringRef driverBaseName(llvm::StringRef Name) {
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (llvm::StringRef Suffix : {"_ptsz", "_ptds", "_v2", "_v3"})
+      if (Name.consume_back(Suffix))
+        Changed = true;
+  }
+  return Name;
+}
+
+const Expr *stripCasts(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  while (const auto *C = dyn_cast<ExplicitCastExpr>(E))
+    E = C->getSubExpr()->IgnoreParenImpCasts();
+  return E;
+}
 
 std::optional<KernelLaunch> asLaunch(const Stmt *S) {
   KernelLaunch L;
@@ -165,6 +212,8 @@ public:
   /// Kernels looked up by name (cuModuleGetFunction, cuLibraryGetKernel):
   /// the name, or empty when it is not a string literal.
   std::vector<std::pair<std::string, const CallExpr *>> NameLookups;
+  /// Calls of the argument-array launch APIs (H4), resolved in run().
+  std::vector<std::pair<const CallExpr *, const FunctionDecl *>> ArrayLaunchCalls;
 
   ASTContext &Ctx;
   SourceText ST;
@@ -257,6 +306,15 @@ private:
   }
 
   // Host side.
+  void resolveArrayLaunch(const CallExpr *CE, const FunctionDecl *Fn);
+  /// The kernel a CUfunction handle holds: bound once by
+  /// cudaGetFuncBySymbol(&f, kernel) and otherwise only launched or queried.
+  const FunctionDecl *kernelOfHandle(const VarDecl *F, const FunctionDecl *Fn,
+                                     const DeclRefExpr *&Bound, std::string &WhyNot);
+  /// Kernel references that a resolved argument-array launch accounts for.
+  llvm::DenseSet<const DeclRefExpr *> AcceptedKernelRefs;
+  /// `&d` in an argument array: the variable's reference -> (kernel, slot).
+  llvm::DenseMap<const DeclRefExpr *, std::pair<const FunctionDecl *, unsigned>> ArraySlots;
   void analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn);
   void analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn);
   DeviceBuffer &bufferFacts(const VarDecl *V, const FunctionDecl *Fn);
@@ -352,6 +410,8 @@ public:
       if (std::optional<KernelLaunch> L = asLaunch(CE))
         A.Launches.push_back({*L, Stack.back()});
     std::string Name = calleeName(CE);
+    if (!Stack.empty() && arrayLaunchApi(driverBaseName(Name)))
+      A.ArrayLaunchCalls.push_back({CE, Stack.back()});
     if ((Name == "cuModuleGetFunction" || Name == "cuLibraryGetKernel") && CE->getNumArgs() >= 3) {
       const auto *Lit = dyn_cast<StringLiteral>(CE->getArg(2)->IgnoreParenImpCasts());
       A.NameLookups.push_back({Lit ? Lit->getString().str() : std::string(), CE});
@@ -1233,9 +1293,13 @@ DeviceBuffer &PassAnalyzer::bufferFacts(const VarDecl *V, const FunctionDecl *Fn
       }
       Climb();
       Call = dyn_cast_or_null<CallExpr>(P);
-      std::string Name = Call ? calleeName(Call) : "";
+      std::string Name = Call ? driverBaseName(calleeName(Call)).str() : "";
       bool FirstArg = Call && Call->getNumArgs() > 0 && Call->getArg(0) == Cur;
-      if (std::optional<KernelLaunch> KL = asLaunch(P)) {
+      if (auto Slot = ArraySlots.find(R); Slot != ArraySlots.end()) {
+        U.Kind = HostUseKind::Launch;
+        U.What = "launch of '" + patternOf(Slot->second.first)->getQualifiedNameAsString() + "'";
+        U.ParamKey = paramKey(Slot->second.first, Slot->second.second);
+      } else if (std::optional<KernelLaunch> KL = asLaunch(P)) {
         const FunctionDecl *K = KL->Kernel;
         for (unsigned I = 0; I < KL->Args.size(); ++I)
           if (KL->Args[I] == Cur && !AddrTaken && I < K->getNumParams() &&
@@ -1244,10 +1308,22 @@ DeviceBuffer &PassAnalyzer::bufferFacts(const VarDecl *V, const FunctionDecl *Fn
             U.What = "launch of '" + patternOf(K)->getQualifiedNameAsString() + "'";
             U.ParamKey = paramKey(K, I);
           }
-      } else if (AddrTaken && FirstArg && (Name == "cudaMalloc" || Name == "cudaMallocAsync")) {
+      } else if (AddrTaken && FirstArg &&
+                 (Name == "cudaMalloc" || Name == "cudaMallocAsync" ||
+                  Name == "cuMemAlloc" || Name == "cuMemAllocAsync")) {
         U.Kind = HostUseKind::Alloc;
-      } else if (!AddrTaken && FirstArg && (Name == "cudaFree" || Name == "cudaFreeAsync")) {
+      } else if (!AddrTaken && FirstArg &&
+                 (Name == "cudaFree" || Name == "cudaFreeAsync" || Name == "cuMemFree" ||
+                  Name == "cuMemFreeAsync")) {
         U.Kind = HostUseKind::Free;
+      } else if (!AddrTaken && FirstArg &&
+                 (Name == "cuMemcpyHtoD" || Name == "cuMemcpyHtoDAsync") &&
+                 Call->getNumArgs() >= 3) {
+        Expr::EvalResult Size;
+        if (Call->getArg(2)->EvaluateAsInt(Size, Ctx) && Size.Val.getInt() == 128) {
+          U.Kind = HostUseKind::Copy;
+          Copies.push_back({Call, topStatement(Call, Fn)});
+        }
       } else if (!AddrTaken && FirstArg &&
                  (Name == "cudaMemcpy" || Name == "cudaMemcpyAsync") &&
                  Call->getNumArgs() >= 4) {
@@ -1349,6 +1425,182 @@ const VarDecl *simpleLValueRoot(const Expr *E, ASTContext &Ctx) {
     return simpleLValueRoot(AS->getBase()->IgnoreImpCasts(), Ctx);
   }
   return nullptr;
+}
+
+const FunctionDecl *PassAnalyzer::kernelOfHandle(const VarDecl *F, const FunctionDecl *Fn,
+                                                 const DeclRefExpr *&Bound,
+                                                 std::string &WhyNot) {
+  Bound = nullptr;
+  if (isa<ParmVarDecl>(F) || !F->hasLocalStorage() || F->isStaticLocal()) {
+    WhyNot = "the function handle '" + F->getNameAsString() + "' is not a local variable";
+    return nullptr;
+  }
+  static const llvm::StringRef HandleQueries[] = {"cuFuncGetAttribute", "cuFuncSetAttribute",
+                                                  "cuFuncSetCacheConfig",
+                                                  "cuFuncSetSharedMemConfig", "cuOccupancy"};
+  const FunctionDecl *K = nullptr;
+  auto Refs = index(Fn).Refs.find(F);
+  if (Refs == index(Fn).Refs.end())
+    return nullptr;
+  for (const DeclRefExpr *R : Refs->second) {
+    const Stmt *Cur = R;
+    const Stmt *P = parent(Fn, Cur);
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P))) {
+      Cur = P;
+      P = parent(Fn, P);
+    }
+    if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf) {
+      const Stmt *Q = parent(Fn, UO);
+      const Stmt *QC = UO;
+      while (Q && (isa<ParenExpr>(Q) || isa<ImplicitCastExpr>(Q) || isa<ExplicitCastExpr>(Q))) {
+        QC = Q;
+        Q = parent(Fn, Q);
+      }
+      const auto *Bind = dyn_cast_or_null<CallExpr>(Q);
+      if (Bind && calleeName(Bind) == "cudaGetFuncBySymbol" && Bind->getNumArgs() == 2 &&
+          Bind->getArg(0) == QC && !K) {
+        const Expr *Sym = stripCasts(Bind->getArg(1));
+        if (const auto *A = dyn_cast<UnaryOperator>(Sym); A && A->getOpcode() == UO_AddrOf)
+          Sym = stripCasts(A->getSubExpr());
+        const auto *SR = dyn_cast<DeclRefExpr>(Sym);
+        K = SR ? dyn_cast<FunctionDecl>(SR->getDecl()) : nullptr;
+        if (K) {
+          Bound = SR;
+          continue;
+        }
+      }
+      WhyNot = "the function handle '" + F->getNameAsString() + "' is set here: '" +
+               spelled(cast<Expr>(Bind ? static_cast<const Stmt *>(Bind) : UO)) + "'";
+      return nullptr;
+    }
+    if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
+      std::string Name = calleeName(CE);
+      const ArrayLaunchApi *Api = arrayLaunchApi(driverBaseName(Name));
+      if (Api && Api->Handle && CE->getNumArgs() > Api->KernelArg &&
+          CE->getArg(Api->KernelArg) == Cur)
+        continue;
+      if (llvm::any_of(HandleQueries, [&](llvm::StringRef Q) {
+            return llvm::StringRef(Name).starts_with(Q);
+          }))
+        continue;
+    }
+    WhyNot = "the function handle '" + F->getNameAsString() +
+             "' is used here other than to launch or query the kernel";
+    return nullptr;
+  }
+  if (!K)
+    WhyNot = "the function handle '" + F->getNameAsString() +
+             "' is not set by cudaGetFuncBySymbol in '" + Fn->getQualifiedNameAsString() + "'";
+  return K;
+}
+
+void PassAnalyzer::resolveArrayLaunch(const CallExpr *CE, const FunctionDecl *Fn) {
+  const ArrayLaunchApi *Api = arrayLaunchApi(driverBaseName(calleeName(CE)));
+  if (!Api || CE->getNumArgs() <= Api->ArgsArg || CE->getNumArgs() <= Api->KernelArg)
+    return;
+  const Expr *KE = stripCasts(CE->getArg(Api->KernelArg));
+  if (const auto *A = dyn_cast<UnaryOperator>(KE); A && A->getOpcode() == UO_AddrOf)
+    KE = stripCasts(A->getSubExpr());
+  const auto *KR = dyn_cast<DeclRefExpr>(KE);
+  if (!KR)
+    return;
+  const FunctionDecl *K = nullptr;
+  const DeclRefExpr *Sym = nullptr;
+  std::string WhyNot;
+  if (Api->Handle) {
+    const auto *F = dyn_cast<VarDecl>(KR->getDecl());
+    if (!F || !(K = kernelOfHandle(F, Fn, Sym, WhyNot)))
+      return; // the kernel's own reference (if any) is refused where it is
+  } else {
+    K = dyn_cast<FunctionDecl>(KR->getDecl());
+    Sym = KR;
+  }
+  if (!isKernel(K) || descriptorParamIndexes(K).empty())
+    return;
+  AcceptedKernelRefs.insert(Sym);
+  std::string KernelName = patternOf(K)->getQualifiedNameAsString();
+  auto Refuse = [&](DiagID ID, std::string Msg, SourceLocation L) {
+    for (unsigned I : descriptorParamIndexes(K)) {
+      LaunchSite LS;
+      LS.ParamKey = paramKey(K, I);
+      LS.KernelName = KernelName;
+      LS.Where = ST.point(CE->getBeginLoc());
+      LS.ReliesOn.push_back(spanOf(Fn));
+      LS.Blockers.push_back({ID, Msg, ST.point(L), {}});
+      Out.Launches.push_back(std::move(LS));
+    }
+  };
+  if (Api->ExtraArg >= 0 && CE->getNumArgs() > unsigned(Api->ExtraArg) &&
+      CE->getArg(Api->ExtraArg)->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) ==
+          Expr::NPCK_NotNull) {
+    Refuse(DiagID::LaunchNotRewritable,
+           "'" + KernelName + "' is launched with 'extra' (a packed argument buffer)",
+           CE->getArg(Api->ExtraArg)->getBeginLoc());
+    return;
+  }
+  const Expr *ArgsExpr = CE->getArg(Api->ArgsArg);
+  const auto *AR = dyn_cast<DeclRefExpr>(stripCasts(ArgsExpr));
+  const auto *Array = AR ? dyn_cast<VarDecl>(AR->getDecl()) : nullptr;
+  const auto *Init = Array ? dyn_cast_or_null<InitListExpr>(Array->getInit()) : nullptr;
+  if (!Array || !Init || isa<ParmVarDecl>(Array) || !Array->hasLocalStorage() ||
+      Array->isStaticLocal() || !Array->getType()->isConstantArrayType()) {
+    Refuse(DiagID::HostNotTraceable,
+           "the argument array '" + spelled(ArgsExpr) +
+               "' is not a local array initialised where it is declared",
+           ArgsExpr->getBeginLoc());
+    return;
+  }
+  // The array is read at each launch: nothing else may change a slot.
+  for (const DeclRefExpr *R : index(Fn).Refs[Array]) {
+    const Stmt *Cur = R;
+    const Stmt *P = parent(Fn, Cur);
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P))) {
+      Cur = P;
+      P = parent(Fn, P);
+    }
+    const auto *Use = dyn_cast_or_null<CallExpr>(P);
+    const ArrayLaunchApi *UseApi =
+        Use ? arrayLaunchApi(driverBaseName(calleeName(Use))) : nullptr;
+    if (!UseApi || Use->getNumArgs() <= UseApi->ArgsArg || Use->getArg(UseApi->ArgsArg) != Cur) {
+      Refuse(DiagID::HostNotTraceable,
+             "the argument array '" + Array->getNameAsString() +
+                 "' is used here other than as a launch's arguments; a slot may change",
+             R->getBeginLoc());
+      return;
+    }
+  }
+  if (Init->getNumInits() != K->getNumParams()) {
+    Refuse(DiagID::HostNotTraceable,
+           "the argument array '" + Array->getNameAsString() + "' has " +
+               std::to_string(Init->getNumInits()) + " slots; '" + KernelName + "' takes " +
+               std::to_string(K->getNumParams()) + " parameters",
+           Array->getLocation());
+    return;
+  }
+  KernelLaunch KL;
+  KL.E = CE;
+  KL.Kernel = K;
+  KL.KernelRef = Sym;
+  KL.Form = Api->Name;
+  KL.ArgsDecl = declStmtOf(Array, Fn);
+  KL.Args.assign(K->getNumParams(), nullptr);
+  for (unsigned I : descriptorParamIndexes(K)) {
+    const Expr *Slot = stripCasts(Init->getInit(I));
+    const auto *A = dyn_cast<UnaryOperator>(Slot);
+    const auto *DR = A && A->getOpcode() == UO_AddrOf
+                         ? dyn_cast<DeclRefExpr>(A->getSubExpr()->IgnoreParens())
+                         : nullptr;
+    if (!DR || !isa<VarDecl>(DR->getDecl())) {
+      Refuse(DiagID::HostNotTraceable,
+             "slot " + std::to_string(I) + " of '" + Array->getNameAsString() + "' ('" +
+                 spelled(Init->getInit(I)) + "') is not the address of a variable",
+             Init->getInit(I)->getBeginLoc());
+      return;
+    }
+    ArraySlots[DR] = {K, I};
+    KL.Args[I] = DR;
+  }
+  Launches.push_back({KL, Fn});
 }
 
 void PassAnalyzer::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn) {
@@ -1484,9 +1736,12 @@ void PassAnalyzer::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn)
     }
     // The launch must be able to name it.
     if (!isa<ParmVarDecl>(H)) {
+      // An argument array names the descriptor where it is declared.
+      const Stmt *Named = KL.ArgsDecl ? KL.ArgsDecl : Launch;
       const Stmt *Decl = declStmtOf(H, Fn);
       const Stmt *Scope = Decl ? parent(Fn, Decl) : nullptr;
-      if (!Scope || !isAncestor(Scope, Launch, Fn)) {
+      if (!Scope || !isAncestor(Scope, Named, Fn) ||
+          offsetOf(Decl->getBeginLoc()) > offsetOf(Named->getBeginLoc())) {
         Refuse(DiagID::HostNotTraceable,
                "host descriptor '" + H->getNameAsString() + "' is not in scope at the launch",
                Arg->getBeginLoc(), CopyNote);
@@ -1557,6 +1812,8 @@ void PassAnalyzer::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn)
 
 void PassAnalyzer::analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn) {
   const auto *K = cast<FunctionDecl>(R->getDecl());
+  if (AcceptedKernelRefs.contains(R))
+    return;
   static const llvm::StringSet<> AttributeQueries = {
       "cudaFuncSetAttribute",
       "cudaFuncGetAttributes",
@@ -1616,6 +1873,8 @@ PassFacts PassAnalyzer::run() {
   C.TraverseDecl(Ctx.getTranslationUnitDecl());
   for (const FunctionDecl *K : Kernels)
     analyzeKernel(K);
+  for (auto &[CE, Fn] : ArrayLaunchCalls)
+    resolveArrayLaunch(CE, Fn);
   for (auto &[KL, Fn] : Launches)
     analyzeLaunch(KL, Fn);
   for (auto &[R, Fn] : KernelRefs)

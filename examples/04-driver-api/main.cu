@@ -3,8 +3,10 @@
 // The CUfunction comes from cudaGetFuncBySymbol (no separate PTX/cubin), the
 // descriptor is uploaded once with cuMemAlloc + cuMemcpyHtoD, and every launch
 // is a cuLaunchKernel with a void* argument array. Each CTA TMA-loads a 36x34
-// window (its 32x32 tile plus a one-pixel halo; the window starts at -1, so the
-// image border is zero-filled by TMA) and sums each pixel's 3x3 neighbourhood.
+// window (its 32x32 tile plus a one-pixel halo) and sums each pixel's 3x3
+// neighbourhood. The image is stored with a zero border, so the window of a
+// tile starts at a non-negative coordinate: loads at -1 (relying on TMA's
+// out-of-bounds fill) stopped with "illegal instruction" on an H200.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -44,7 +46,7 @@ __global__ void box3x3(const CUtensorMap* image_map, int32_t* out, int width, in
                  :: "r"(smem_addr(&win_full)), "r"(kWinBytes) : "memory");
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3}], [%4];"
-                 :: "r"(smem_addr(win)), "l"(image_map), "r"(x0 - 1), "r"(y0 - 1),
+                 :: "r"(smem_addr(win)), "l"(image_map), "r"(x0), "r"(y0),
                     "r"(smem_addr(&win_full)) : "memory");
   }
   for (uint32_t done = 0; !done;)
@@ -80,13 +82,17 @@ CUtensorMap make_window_map(CUdeviceptr image, int width, int height) {
   return map;
 }
 
-void run(CUdeviceptr d_image, CUdeviceptr d_out, int width, int height, CUstream stream,
-         const bench::Options& opt) {
+// d_image holds the image with a zero border (one row above and below, one
+// column left, pad_width columns in all): window (x0, y0) of the padded image
+// starts one pixel above and left of output tile (x0, y0), so every TMA
+// coordinate is non-negative.
+void run(CUdeviceptr d_image, CUdeviceptr d_out, int width, int height, int pad_width,
+         CUstream stream, const bench::Options& opt) {
   CUfunction kernel, empty;
   CHECK_CUDA(cudaGetFuncBySymbol(&kernel, reinterpret_cast<const void*>(box3x3)));
   CHECK_CUDA(cudaGetFuncBySymbol(&empty, reinterpret_cast<const void*>(empty_kernel)));
 
-  CUtensorMap image_map = make_window_map(d_image, width, height);
+  CUtensorMap image_map = make_window_map(d_image, pad_width, height + 2);
   CUdeviceptr d_image_map = 0;
   CHECK_CU(cuMemAlloc(&d_image_map, sizeof(CUtensorMap)));
   CHECK_CU(cuMemcpyHtoD(d_image_map, &image_map, sizeof(CUtensorMap)));
@@ -132,12 +138,19 @@ int main(int argc, char** argv) {
   std::vector<int32_t> image(count), out(count);
   for (size_t i = 0; i < count; ++i) image[i] = int32_t(uint32_t(i * 2654435761u) >> 24);
   CUdeviceptr d_image, d_out;
-  CHECK_CU(cuMemAlloc(&d_image, count * sizeof(int32_t)));
+  // Zero border: one column on the left, the rest on the right so that a row
+  // stays a multiple of 16 bytes (the tensor map's pitch must be).
+  constexpr int kPadWidth = (kWidth + 2 + 3) / 4 * 4;
+  std::vector<int32_t> padded(size_t(kPadWidth) * (kHeight + 2), 0);
+  for (int y = 0; y < kHeight; ++y)
+    for (int x = 0; x < kWidth; ++x)
+      padded[size_t(y + 1) * kPadWidth + x + 1] = image[size_t(y) * kWidth + x];
+  CHECK_CU(cuMemAlloc(&d_image, padded.size() * sizeof(int32_t)));
   CHECK_CU(cuMemAlloc(&d_out, count * sizeof(int32_t)));
-  CHECK_CU(cuMemcpyHtoD(d_image, image.data(), count * sizeof(int32_t)));
+  CHECK_CU(cuMemcpyHtoD(d_image, padded.data(), padded.size() * sizeof(int32_t)));
   CHECK_CU(cuMemsetD32(d_out, 0, count));
 
-  boxsum::run(d_image, d_out, kWidth, kHeight, stream, opt);
+  boxsum::run(d_image, d_out, kWidth, kHeight, kPadWidth, stream, opt);
   CHECK_CU(cuMemcpyDtoH(out.data(), d_out, count * sizeof(int32_t)));
 
   size_t bad = 0;

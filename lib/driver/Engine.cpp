@@ -2,6 +2,7 @@
 
 #include "tma/ErrorContainment.h"
 #include "tma/Output.h"
+#include "tma/Prefilter.h"
 #include "tma/SourceText.h"
 
 #include "clang/Basic/Diagnostic.h"
@@ -243,11 +244,45 @@ RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Op
     R.TUs.push_back(std::move(TU));
   }
   // 1. Every TU, both sides; facts kept per TU so the order is the input's.
+  // TUs that the pre-filter rules out wait; a skipped TU that names a kernel
+  // the others found (a launch through a header-less declaration, say) is
+  // analysed in a second round.
   std::vector<std::vector<PassFacts>> PerTU(R.TUs.size());
   {
     llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(std::max(1u, Jobs)));
     for (size_t I = 0; I < R.TUs.size(); ++I)
-      Pool.async([&, I] { analyzeOne(R.TUs[I], PerTU[I], Opts); });
+      Pool.async([&, I] {
+        TUStatus &TU = R.TUs[I];
+        if (Opts.Prefilter) {
+          PrefilterResult P = prefilter(TU.File, TU.Compile);
+          TU.PrefilterReason = P.Reason;
+          TU.PrefilterFiles = std::move(P.Files);
+          if (!P.MayMatter) {
+            TU.Skipped = true;
+            return;
+          }
+        }
+        analyzeOne(TU, PerTU[I], Opts);
+      });
+    Pool.wait();
+    std::vector<std::string> KernelNames;
+    for (const auto &F : PerTU)
+      for (const PassFacts &P : F)
+        for (const DescriptorParam &D : P.Params) {
+          llvm::StringRef Name = llvm::StringRef(D.KernelName).split('<').first;
+          KernelNames.push_back(Name.rsplit("::").second.empty() ? Name.str()
+                                                                  : Name.rsplit("::").second.str());
+        }
+    llvm::sort(KernelNames);
+    KernelNames.erase(std::unique(KernelNames.begin(), KernelNames.end()), KernelNames.end());
+    for (size_t I = 0; I < R.TUs.size() && !KernelNames.empty(); ++I)
+      if (R.TUs[I].Skipped && filesMention(R.TUs[I].PrefilterFiles, KernelNames))
+        Pool.async([&, I] {
+          TUStatus &TU = R.TUs[I];
+          TU.Skipped = false;
+          TU.PrefilterReason = "it names a kernel with a descriptor parameter";
+          analyzeOne(TU, PerTU[I], Opts);
+        });
     Pool.wait();
   }
   std::vector<PassFacts> Facts;

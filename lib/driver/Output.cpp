@@ -316,6 +316,7 @@ void Summary::add(const RunResult &R) {
   for (const TUStatus &TU : R.TUs) {
     ++TUs;
     TUsFailed += TU.Failed;
+    TUsSkipped += TU.Skipped;
     if (!TU.Failed)
       ErrorsLeft += TU.Errors.size();
   }
@@ -355,12 +356,42 @@ void printSummary(llvm::raw_ostream &OS, const Summary &S, llvm::StringRef Mode)
      << (S.Fences == 1 ? "" : "s") << " removed; " << S.FilesChanged << " file"
      << (S.FilesChanged == 1 ? "" : "s") << ", " << S.TUs << " translation unit"
      << (S.TUs == 1 ? "" : "s");
+  if (S.TUsSkipped)
+    OS << " (" << S.TUsSkipped << " skipped: nothing spells a descriptor)";
   if (S.TUsFailed)
     OS << " (" << S.TUsFailed << " not parsed [tma-201])";
   if (S.ErrorsLeft)
     OS << "; " << S.ErrorsLeft << " pre-existing clang error" << (S.ErrorsLeft == 1 ? "" : "s")
        << " left untouched";
   OS << "\n";
+}
+
+void printSummaryTable(llvm::raw_ostream &OS, const Summary &S) {
+  auto Row = [&](llvm::StringRef Name, const std::string &Value) {
+    OS << "  " << Name;
+    for (size_t I = Name.size(); I < 22; ++I)
+      OS << ' ';
+    OS << Value << "\n";
+  };
+  std::string Refused;
+  for (auto &[ID, N] : S.RefusedByID)
+    Refused += (Refused.empty() ? "" : ", ") + ID + " x" + std::to_string(N);
+  OS << "tma-modernize summary:\n";
+  Row("translation units", std::to_string(S.TUs) + " (" +
+                               std::to_string(S.TUs - S.TUsSkipped - S.TUsFailed) + " analysed, " +
+                               std::to_string(S.TUsSkipped) + " skipped, " +
+                               std::to_string(S.TUsFailed) + " not parsed)");
+  Row("kernels", std::to_string(S.KernelsRewritten) + " rewritten, " +
+                     std::to_string(S.KernelsRefused) + " refused");
+  Row("descriptors", std::to_string(S.ParamsRewritten) + " by value, " +
+                         std::to_string(S.ParamsRefused) + " refused" +
+                         (Refused.empty() ? "" : " (" + Refused + ")"));
+  Row("launches changed", std::to_string(S.Launches));
+  Row("copies removed", std::to_string(S.Copies) + " (" + std::to_string(S.Allocs) +
+                            " alloc, " + std::to_string(S.Frees) + " free)");
+  Row("fences removed", std::to_string(S.Fences));
+  Row("files changed", std::to_string(S.FilesChanged));
+  Row("clang errors", std::to_string(S.ErrorsLeft) + " pre-existing, left untouched");
 }
 
 } // namespace tma

@@ -29,6 +29,8 @@ std::string jsonReport(const RunResult &R, const Summary &S, bool Applied) {
   for (const TUStatus &TU : R.TUs)
     TUs.push_back(Object{{"file", TU.File},
                          {"failed", TU.Failed},
+                         {"skipped", TU.Skipped},
+                         {"prefilter", TU.PrefilterReason},
                          {"compilerErrors", int64_t(TU.Errors.size())}});
   Array Descs;
   std::vector<Message> Msgs = messagesFor(R, Applied);
@@ -52,6 +54,7 @@ std::string jsonReport(const RunResult &R, const Summary &S, bool Applied) {
     ByID[ID] = N;
   Object Sum{{"translationUnits", S.TUs},
              {"translationUnitsFailed", S.TUsFailed},
+             {"translationUnitsSkipped", S.TUsSkipped},
              {"kernelsRewritten", S.KernelsRewritten},
              {"kernelsRefused", S.KernelsRefused},
              {"descriptorsRewritten", S.ParamsRewritten},

@@ -43,6 +43,8 @@ OPTIONS:
   --cuda-gpu-arch=<sm_xx> GPU architecture of the device pass (default sm_90a)
   --in-root=<dir>         only files under <dir> are edited (default: .)
   --no-verify             do not re-parse the edited translation unit
+  --no-prefilter          analyse every translation unit, even those in which
+                          no file spells a descriptor type
   --strict                refuse a whole translation unit on any clang error
                           (default: refuse only descriptors whose code holds one)
   --help                  this text
@@ -106,6 +108,8 @@ int main(int argc, char **argv) {
       NoDatabaseSearch = true;
     } else if (A == "--strict") {
       Opts.Strict = true;
+    } else if (A == "--no-prefilter") {
+      Opts.Prefilter = false;
     } else if (A == "--no-verify") {
       Opts.Verify = false;
     } else if (Value("--export-fixes=", ExportFixes) || Value("--cuda-path=", CudaPathArg) ||
@@ -238,6 +242,8 @@ int main(int argc, char **argv) {
                                   : jsonReport(R, Sum, Writes));
   printSummary(llvm::errs(), Sum,
                Writes ? "rewritten" : (Check ? "to rewrite" : "would be rewritten"));
+  if (Sum.TUs > 1)
+    printSummaryTable(llvm::errs(), Sum);
   if (Exit == 0 && Check && !AllEdits.empty())
     Exit = 1;
   return Exit;

@@ -20,6 +20,8 @@ struct EngineOptions {
   /// Otherwise only descriptors whose code holds an error are refused.
   bool Strict = false;
   std::string InRoot; // normalised; empty: no bound
+  /// Skip the analysis of TUs that cannot involve a descriptor (Prefilter.h).
+  bool Prefilter = true;
 };
 
 /// One translation unit of a run: how it went.
@@ -33,6 +35,11 @@ struct TUStatus {
   std::string FailMessage;
   std::vector<CompilerError> Errors; // the original's errors, both sides
   std::vector<std::string> Deps;     // files it reads (to re-verify only those)
+  /// Not analysed: the pre-filter found nothing that can involve a
+  /// descriptor, and it names no kernel that the analysed TUs found.
+  bool Skipped = false;
+  std::string PrefilterReason;
+  std::vector<std::string> PrefilterFiles;
 };
 
 /// A whole run: the facts of every TU are merged before one plan, so a kernel

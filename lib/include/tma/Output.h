@@ -49,7 +49,7 @@ std::vector<Message> messagesFor(const RunResult &R, bool Applied);
 void printMessage(llvm::raw_ostream &OS, const Message &M);
 
 struct Summary {
-  unsigned TUs = 0, TUsFailed = 0;
+  unsigned TUs = 0, TUsFailed = 0, TUsSkipped = 0;
   unsigned KernelsRewritten = 0, KernelsRefused = 0; // a kernel counts as rewritten when any descriptor is
   unsigned ParamsRewritten = 0, ParamsRefused = 0;
   std::map<std::string, unsigned> RefusedByID;
@@ -59,5 +59,7 @@ struct Summary {
   void add(const RunResult &R);
 };
 void printSummary(llvm::raw_ostream &OS, const Summary &S, llvm::StringRef Mode);
+/// The same figures as a table, for runs over several translation units.
+void printSummaryTable(llvm::raw_ostream &OS, const Summary &S);
 
 } // namespace tma

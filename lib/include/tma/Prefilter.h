@@ -1,0 +1,33 @@
+// A cheap look at a translation unit before it is parsed: can it involve a
+// descriptor at all? Most TUs of a project cannot, and parsing both CUDA
+// sides of each is the whole cost of a run.
+#pragma once
+
+#include "tma/CompileArgs.h"
+
+#include <string>
+#include <vector>
+
+namespace tma {
+
+struct PrefilterResult {
+  /// True when the TU needs the full analysis (or when that cannot be ruled out).
+  bool MayMatter = true;
+  std::string Reason; // why it matters, or why it was skipped
+  /// The TU's own file and every user header it may include (normalised).
+  std::vector<std::string> Files;
+};
+
+/// Reads the TU's file and follows every `#include` that resolves to a user
+/// directory (the file's own, -iquote, -I, -include), whatever `#if`
+/// surrounds it, so the set is a superset of what the compiler reads from
+/// those directories. Headers reached through -isystem or the toolkit are
+/// not read. The TU may matter when any of these files spells a descriptor
+/// type (CUtensorMap, TmaDescriptor), or an include cannot be resolved by
+/// text (`#include MACRO`).
+PrefilterResult prefilter(const std::string &File, const CompileOptions &Compile);
+
+/// Whether any of \p Files contains one of \p Words as a whole identifier.
+bool filesMention(const std::vector<std::string> &Files, const std::vector<std::string> &Words);
+
+} // namespace tma

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ThreadPool.h"
 
 using namespace clang;
@@ -92,8 +93,15 @@ PassRun runPass(CudaSide Side, const std::string &MainFile,
     R.Facts = analyzePass(AST->getASTContext(), sideName(Side), Opts.Analysis);
     markContainedErrors(AST->getASTContext(), AST->getPreprocessor(), R.Facts, R.Errors);
     const SourceManager &SM = AST->getSourceManager();
-    for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It)
-      R.Deps.push_back(normalizePath(It->first.getName()));
+    for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
+      std::string Real = normalizePath(It->first.getName());
+      llvm::SmallString<256> Opened(It->first.getName());
+      llvm::sys::fs::make_absolute(Opened);
+      llvm::sys::path::remove_dots(Opened, /*remove_dot_dot=*/true);
+      if (Opened != Real)
+        R.Aliases[Real].insert(std::string(Opened));
+      R.Deps.push_back(std::move(Real));
+    }
   }
   return R;
 }
@@ -153,6 +161,9 @@ static std::string newError(const TUStatus &TU, const RunResult &R,
     if (!New)
       return "edits do not apply: " + llvm::toString(New.takeError());
     Overlay[File] = *New;
+    if (auto A = TU.Aliases.find(File); A != TU.Aliases.end())
+      for (const std::string &Path : A->second)
+        Overlay[Path] = *New;
   }
   auto [Device, Host] = runBothSides(TU.File, Overlay, TU.Compile, Opts, /*Analyze=*/false);
   Parses += 2;
@@ -218,6 +229,9 @@ static void analyzeOne(TUStatus &TU, std::vector<PassFacts> &Facts, const Engine
       Unique.push_back(std::move(E));
   }
   TU.Errors = std::move(Unique);
+  for (const PassRun *P : {&Device, &Host})
+    for (const auto &[Real, Opened] : P->Aliases)
+      TU.Aliases[Real].insert(Opened.begin(), Opened.end());
   TU.Deps = Device.Deps;
   llvm::append_range(TU.Deps, Host.Deps);
   llvm::sort(TU.Deps);

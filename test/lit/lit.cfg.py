@@ -38,6 +38,11 @@ config.substitutions.append(("%inputs", os.path.join(os.path.dirname(__file__), 
 
 if os.path.exists(config.nvcc):
     config.available_features.add("nvcc")
+import shutil
+if shutil.which("cmake"):
+    config.available_features.add("cmake")
+config.substitutions.append(("%nvcc-bin", config.nvcc))
+config.substitutions.append(("%examples", os.path.join(os.path.dirname(__file__), "..", "..", "examples")))
 # The plugin cannot be loaded into clang-tidy from a sanitizer build (the
 # sanitizer runtime must come first in the process).
 if not config.sanitized:

@@ -7,6 +7,7 @@
 #include "tma/Planner.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct TUStatus {
   std::string FailMessage;
   std::vector<CompilerError> Errors; // the original's errors, both sides
   std::vector<std::string> Deps;     // files it reads (to re-verify only those)
+  /// Other paths through which it reads a file (a symbolic link to a
+  /// directory, `..`): the verification overlay must answer those too.
+  std::map<std::string, std::set<std::string>> Aliases; // real path -> opened as
   /// Not analysed: the pre-filter found nothing that can involve a
   /// descriptor, and it names no kernel that the analysed TUs found.
   bool Skipped = false;
@@ -72,6 +76,7 @@ struct PassRun {
   std::vector<CompilerError> Errors;
   PassFacts Facts;
   std::vector<std::string> Deps;
+  std::map<std::string, std::set<std::string>> Aliases; // real path -> opened as
 };
 PassRun runPass(CudaSide Side, const std::string &MainFile,
                 const std::map<std::string, std::string> &Overlay,

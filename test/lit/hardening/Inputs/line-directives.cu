@@ -1,0 +1,24 @@
+#include <cuda.h>
+#include <cuda_runtime.h>
+#line 1000
+// Presumed line 1000; the physical line is 4.
+#line 7 "fake.cu"
+__global__ void k(const CUtensorMap *map, int *out) {
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(map) : "memory");
+  asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
+  out[0] = 1;
+}
+
+# 42 "other.cu"
+int main() {
+  CUtensorMap h{};
+  int *out;
+  cudaMalloc(&out, sizeof(int));
+#line 1 "line-directives.cu"
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  k<<<1, 1>>>(d, out);
+  cudaFree(d);
+  return 0;
+}

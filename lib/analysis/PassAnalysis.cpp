@@ -212,6 +212,12 @@ public:
   /// Kernels looked up by name (cuModuleGetFunction, cuLibraryGetKernel):
   /// the name, or empty when it is not a string literal.
   std::vector<std::pair<std::string, const CallExpr *>> NameLookups;
+  /// References to host functions that return a descriptor pointer (H6).
+  std::map<const FunctionDecl *, std::vector<std::pair<const DeclRefExpr *, const FunctionDecl *>>>
+      UploadRefs;
+  /// References to host functions that take a descriptor pointer (H7).
+  std::map<const FunctionDecl *, std::vector<std::pair<const DeclRefExpr *, const FunctionDecl *>>>
+      LauncherRefs;
   /// Calls of the argument-array launch APIs (H4), resolved in run().
   std::vector<std::pair<const CallExpr *, const FunctionDecl *>> ArrayLaunchCalls;
 
@@ -316,6 +322,34 @@ private:
   /// `&d` in an argument array: the variable's reference -> (kernel, slot).
   llvm::DenseMap<const DeclRefExpr *, std::pair<const FunctionDecl *, unsigned>> ArraySlots;
   void analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn);
+  /// H6: an upload helper that encodes, allocates, copies and returns the
+  /// device pointer, and the variables its callers keep it in. Decided once
+  /// per helper; the group is one pseudo device buffer whose users are every
+  /// launch of every caller's variable.
+  struct UploadGroup {
+    std::optional<Blocker> Why; // set: not rewritable
+    std::string BufferKey;
+  };
+  std::map<const FunctionDecl *, UploadGroup> Uploads;
+  const UploadGroup &uploadGroup(const FunctionDecl *U);
+  /// One descriptor argument of a launch (or of a call to a launcher that
+  /// forwards it, \p Depth launchers deep); \p Extra: edits that go with it
+  /// (the launchers' parameter types).
+  void analyzeLaunchArg(const KernelLaunch &KL, unsigned I, const FunctionDecl *Fn,
+                        unsigned Depth, const std::vector<TextEdit> &Extra);
+  /// H7: \p PV, a parameter of launcher \p L, is the descriptor argument of
+  /// a launch. Analyses every call of L as a launch; returns why not when
+  /// the launcher cannot be followed.
+  std::optional<Blocker> forwardThroughLauncher(const KernelLaunch &KL, unsigned I,
+                                                const ParmVarDecl *PV, const FunctionDecl *L,
+                                                unsigned Depth, const LaunchSite &LS,
+                                                const std::vector<TextEdit> &Extra);
+  /// The launch a launcher's parameter is forwarded to: (kernel, index), when
+  /// the parameter is used only as that launch's descriptor argument.
+  std::optional<std::pair<const FunctionDecl *, unsigned>>
+  launcherTarget(const FunctionDecl *L, unsigned ParamIndex, const Stmt **Offending = nullptr,
+                 unsigned Depth = 0);
+
   void analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn);
   DeviceBuffer &bufferFacts(const VarDecl *V, const FunctionDecl *Fn);
   std::vector<TextEdit> removeHostCall(const CallExpr *CE, const FunctionDecl *Fn);
@@ -422,6 +456,10 @@ public:
     auto *FD = dyn_cast<FunctionDecl>(R->getDecl());
     if (isKernel(FD) && !descriptorParamIndexes(FD).empty())
       A.KernelRefs.push_back({R, Stack.empty() ? nullptr : Stack.back()});
+    if (FD && !isKernel(FD) && isDescriptorPointer(FD->getReturnType()))
+      A.UploadRefs[FD->getCanonicalDecl()].push_back({R, Stack.empty() ? nullptr : Stack.back()});
+    else if (FD && !isKernel(FD) && !descriptorParamIndexes(FD).empty())
+      A.LauncherRefs[FD->getCanonicalDecl()].push_back({R, Stack.empty() ? nullptr : Stack.back()});
     return true;
   }
 
@@ -1295,7 +1333,17 @@ DeviceBuffer &PassAnalyzer::bufferFacts(const VarDecl *V, const FunctionDecl *Fn
       Call = dyn_cast_or_null<CallExpr>(P);
       std::string Name = Call ? driverBaseName(calleeName(Call)).str() : "";
       bool FirstArg = Call && Call->getNumArgs() > 0 && Call->getArg(0) == Cur;
-      if (auto Slot = ArraySlots.find(R); Slot != ArraySlots.end()) {
+      std::optional<std::pair<const FunctionDecl *, unsigned>> Forwarded;
+      if (const auto *LC = dyn_cast_or_null<CallExpr>(P); LC && !AddrTaken && LC->getDirectCallee())
+        for (unsigned J = 0; J < LC->getNumArgs(); ++J)
+          if (LC->getArg(J) == Cur && !isKernel(LC->getDirectCallee()) &&
+              llvm::is_contained(descriptorParamIndexes(LC->getDirectCallee()), J))
+            Forwarded = launcherTarget(LC->getDirectCallee(), J);
+      if (Forwarded) {
+        U.Kind = HostUseKind::Launch;
+        U.What = "call of launcher '" + calleeName(cast<CallExpr>(P)) + "'";
+        U.ParamKey = paramKey(Forwarded->first, Forwarded->second);
+      } else if (auto Slot = ArraySlots.find(R); Slot != ArraySlots.end()) {
         U.Kind = HostUseKind::Launch;
         U.What = "launch of '" + patternOf(Slot->second.first)->getQualifiedNameAsString() + "'";
         U.ParamKey = paramKey(Slot->second.first, Slot->second.second);
@@ -1603,10 +1651,358 @@ void PassAnalyzer::resolveArrayLaunch(const CallExpr *CE, const FunctionDecl *Fn
   Launches.push_back({KL, Fn});
 }
 
+std::optional<std::pair<const FunctionDecl *, unsigned>>
+PassAnalyzer::launcherTarget(const FunctionDecl *L, unsigned ParamIndex, const Stmt **Offending,
+                             unsigned Depth) {
+  const FunctionDecl *Def = nullptr;
+  if (Depth > 4 || !L->hasBody(Def) || !Def || Def->isDependentContext() || isKernel(Def) ||
+      Def->hasAttr<CUDADeviceAttr>() || ParamIndex >= Def->getNumParams())
+    return std::nullopt;
+  const ParmVarDecl *PV = Def->getParamDecl(ParamIndex);
+  std::optional<std::pair<const FunctionDecl *, unsigned>> Target;
+  auto Refs = index(Def).Refs.find(PV);
+  if (Refs == index(Def).Refs.end())
+    return std::nullopt;
+  for (const DeclRefExpr *R : Refs->second) {
+    const Stmt *Cur = R;
+    const Stmt *P = parent(Def, Cur);
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
+      Cur = P;
+      P = parent(Def, P);
+    }
+    std::optional<KernelLaunch> KL = asLaunch(P);
+    std::optional<std::pair<const FunctionDecl *, unsigned>> This;
+    if (KL) {
+      for (unsigned J : descriptorParamIndexes(KL->Kernel))
+        if (J < KL->Args.size() && KL->Args[J] == Cur)
+          This = {KL->Kernel, J};
+    } else if (const auto *Call = dyn_cast_or_null<CallExpr>(P);
+               Call && Call->getDirectCallee() && !isKernel(Call->getDirectCallee())) {
+      // Forwarded to another launcher.
+      for (unsigned J = 0; J < Call->getNumArgs(); ++J)
+        if (Call->getArg(J) == Cur &&
+            llvm::is_contained(descriptorParamIndexes(Call->getDirectCallee()), J))
+          This = launcherTarget(Call->getDirectCallee(), J, nullptr, Depth + 1);
+    }
+    if (!This || (Target && *Target != *This)) {
+      if (Offending)
+        *Offending = R;
+      return std::nullopt;
+    }
+    Target = This;
+  }
+  return Target;
+}
+
+std::optional<Blocker> PassAnalyzer::forwardThroughLauncher(const KernelLaunch &KL, unsigned I,
+                                                            const ParmVarDecl *PV,
+                                                            const FunctionDecl *L, unsigned Depth,
+                                                            const LaunchSite &LS,
+                                                            const std::vector<TextEdit> &Extra) {
+  std::string Name = PV->getNameAsString(), LName = L->getQualifiedNameAsString();
+  auto Why = [&](std::string Msg, SourceLocation At) {
+    return Blocker{DiagID::HostNotTraceable, std::move(Msg), ST.point(At), {}};
+  };
+  QualType T = PV->getType();
+  if (!isDescriptorPointer(T) || !T->getPointeeType().isConstQualified() ||
+      L->getTemplatedKind() != FunctionDecl::TK_NonTemplate || isa<CXXMethodDecl>(L))
+    return Why("'" + Name + "' is a parameter of '" + LName + "' (" + T.getAsString() +
+                   "); only 'const CUtensorMap *' parameters of plain functions are followed to "
+                   "their callers",
+               PV->getLocation());
+  if (Depth >= 4)
+    return Why("launchers nest too deeply to follow", PV->getLocation());
+  unsigned ParamIndex = PV->getFunctionScopeIndex();
+  const Stmt *Offending = nullptr;
+  if (!launcherTarget(L, ParamIndex, &Offending))
+    return Why("parameter '" + Name + "' of launcher '" + LName +
+                   "' is used here other than as the descriptor argument of one launch",
+               Offending ? Offending->getBeginLoc() : PV->getLocation());
+  // Other translation units may call it: only through a header they share
+  // (then they are verified with it), or not at all.
+  const SourceManager &SM = Ctx.getSourceManager();
+  bool InHeader = llvm::any_of(L->redecls(), [&](const FunctionDecl *D) {
+    return SM.getFileID(SM.getExpansionLoc(D->getLocation())) != SM.getMainFileID();
+  });
+  if (L->isExternallyVisible() && !InHeader)
+    return Why("launcher '" + LName + "' has external linkage and no declaration in a header: "
+                   "other translation units may call it (make it static, or declare it in a "
+                   "header)",
+               L->getLocation());
+  // The parameter becomes a reference to the host descriptor in every
+  // declaration: `const CUtensorMap *d` -> `const CUtensorMap &d`.
+  std::vector<TextEdit> Edits = Extra;
+  for (const FunctionDecl *D : L->redecls()) {
+    const ParmVarDecl *P = D->getParamDecl(ParamIndex);
+    TypeSourceInfo *TSI = P->getTypeSourceInfo();
+    auto PTL = TSI ? TSI->getTypeLoc().getAs<PointerTypeLoc>() : PointerTypeLoc();
+    std::optional<CharSourceRange> Star =
+        PTL ? ST.fileRange(SourceRange(PTL.getStarLoc(), PTL.getStarLoc())) : std::nullopt;
+    if (ST.inSystemHeader(P->getLocation()) || !Star)
+      return Why("the declaration of parameter '" + Name + "' of '" + LName +
+                     "' cannot be edited here",
+                 P->getLocation());
+    Edits.push_back(ST.replace(*Star, "&"));
+  }
+  unsigned Calls = 0;
+  auto Refs = LauncherRefs.find(L->getCanonicalDecl());
+  if (Refs != LauncherRefs.end())
+    for (auto &[R, Caller] : Refs->second) {
+      const Stmt *Cur = R;
+      const Stmt *P = Caller && Caller->getBody() ? parent(Caller, Cur) : nullptr;
+      while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
+        Cur = P;
+        P = parent(Caller, P);
+      }
+      const auto *Call = dyn_cast_or_null<CallExpr>(P);
+      if (!Call || Call->getCallee() != Cur || Call->getNumArgs() <= ParamIndex)
+        return Why("'" + LName + "' is used here other than in a direct call",
+                   R->getBeginLoc());
+      KernelLaunch Through = KL;
+      Through.E = Call;
+      Through.ArgsDecl = nullptr;
+      Through.Args.assign(KL.Args.size(), nullptr);
+      Through.Args[I] = Call->getArg(ParamIndex);
+      Through.Form = "call of a launcher";
+      analyzeLaunchArg(Through, I, Caller, Depth + 1, Edits);
+      ++Calls;
+    }
+  if (Calls == 0)
+    return Why("launcher '" + LName + "' is not called in the given sources", L->getLocation());
+  // An error in the launcher may hide a use of the parameter.
+  Out.ParamSpans.push_back({LS.ParamKey, spanOf(L)});
+  return std::nullopt;
+}
+
+const PassAnalyzer::UploadGroup &PassAnalyzer::uploadGroup(const FunctionDecl *U) {
+  U = U->getCanonicalDecl();
+  auto Known = Uploads.find(U);
+  if (Known != Uploads.end())
+    return Known->second;
+  UploadGroup &G = Uploads[U];
+  std::string UName = U->getQualifiedNameAsString();
+  auto Refuse = [&](std::string Msg, SourceLocation At) -> const UploadGroup & {
+    G.Why = Blocker{DiagID::HostNotTraceable, std::move(Msg), ST.point(At), {}};
+    return G;
+  };
+  const FunctionDecl *Def = nullptr;
+  if (!U->hasBody(Def) || !Def || Def->getTemplatedKind() != FunctionDecl::TK_NonTemplate ||
+      isa<CXXMethodDecl>(Def) || Def->hasAttr<CUDADeviceAttr>())
+    return Refuse("'" + UName + "' returns the device copy; its body is not a plain host "
+                  "function visible here",
+                  U->getLocation());
+  const SourceManager &SM = Ctx.getSourceManager();
+  bool InHeader = llvm::any_of(U->redecls(), [&](const FunctionDecl *D) {
+    return SM.getFileID(SM.getExpansionLoc(D->getLocation())) != SM.getMainFileID();
+  });
+  if (U->isExternallyVisible() && !InHeader)
+    return Refuse("upload helper '" + UName + "' has external linkage and no declaration in a "
+                  "header: other translation units may call it (make it static, or declare it "
+                  "in a header)",
+                  U->getLocation());
+  // The helper: `... D; alloc(&D); copy(D, &M); return D;` at its top level.
+  const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
+  const auto *Ret = Body && !Body->body_empty() ? dyn_cast<ReturnStmt>(Body->body_back()) : nullptr;
+  const auto *RetRef =
+      Ret && Ret->getRetValue() ? dyn_cast<DeclRefExpr>(Ret->getRetValue()->IgnoreParenImpCasts())
+                                : nullptr;
+  const auto *D = RetRef ? dyn_cast<VarDecl>(RetRef->getDecl()) : nullptr;
+  if (!D || !D->hasLocalStorage() || isa<ParmVarDecl>(D))
+    return Refuse("'" + UName + "' does not end by returning a local device copy",
+                  Def->getLocation());
+  DeviceBuffer Inner = bufferFacts(D, Def); // its uses in the helper
+  const CallExpr *Copy = nullptr;
+  std::vector<TextEdit> Edits;
+  unsigned Allocs = 0;
+  for (const HostUse &Use : Inner.Uses) {
+    if (Use.Kind == HostUseKind::Other) {
+      // The return itself is the one other use allowed.
+      if (Use.Where == ST.point(RetRef->getBeginLoc()))
+        continue;
+      return Refuse("the device copy '" + D->getNameAsString() + "' in '" + UName +
+                        "' has another use here",
+                    RetRef->getBeginLoc());
+    }
+    if (Use.Kind == HostUseKind::Free || Use.Kind == HostUseKind::Launch)
+      return Refuse("the device copy '" + D->getNameAsString() + "' in '" + UName +
+                        "' is freed or launched inside it",
+                    Def->getLocation());
+    if (Use.Removal.empty())
+      return Refuse("'" + Use.What + "' in '" + UName + "' cannot be removed on its own",
+                    Def->getLocation());
+    Allocs += Use.Kind == HostUseKind::Alloc;
+    llvm::append_range(Edits, Use.Removal);
+  }
+  if (BufferCopies[D].size() != 1 || Allocs != 1)
+    return Refuse("'" + UName + "' does not allocate and copy its device copy exactly once",
+                  Def->getLocation());
+  Copy = BufferCopies[D].front().Call;
+  const Stmt *CopyTop = BufferCopies[D].front().Top;
+  if (parent(Def, CopyTop) != Body || !runsWhenReached(Copy, CopyTop, Def))
+    return Refuse("the copy in '" + UName + "' does not always run", Copy->getBeginLoc());
+  const Expr *Src = stripCasts(Copy->getArg(1));
+  const auto *Addr = dyn_cast<UnaryOperator>(Src);
+  const auto *MRef = Addr && Addr->getOpcode() == UO_AddrOf
+                         ? dyn_cast<DeclRefExpr>(Addr->getSubExpr()->IgnoreParens())
+                         : nullptr;
+  const auto *M = MRef ? dyn_cast<VarDecl>(MRef->getDecl()) : nullptr;
+  if (!M || !M->hasLocalStorage() || isa<ParmVarDecl>(M) || !isTensorMapRecord(M->getType()))
+    return Refuse("the copy in '" + UName + "' does not read a local CUtensorMap of it",
+                  Copy->getBeginLoc());
+  for (const DeclRefExpr *R : index(Def).Refs[M])
+    if (classifyHostRef(R, *index(Def).PM) != HostRefKind::Read &&
+        between(CopyTop, Ret, R, Def))
+      return Refuse("'" + M->getNameAsString() + "' changes between the copy and the return",
+                    R->getBeginLoc());
+  // `return D;` -> `return M;`, and the return type loses its '*'.
+  if (std::optional<CharSourceRange> R = ST.fileRange(RetRef->getSourceRange()))
+    Edits.push_back(ST.replace(*R, M->getNameAsString()));
+  else
+    return Refuse("the return of '" + UName + "' is spelled in a macro", Ret->getBeginLoc());
+  auto StarOf = [&](TypeLoc TL) -> std::optional<CharSourceRange> {
+    while (auto Q = TL.getAs<QualifiedTypeLoc>())
+      TL = Q.getUnqualifiedLoc();
+    auto PTL = TL.getAs<PointerTypeLoc>();
+    if (!PTL)
+      return std::nullopt;
+    return ST.fileRange(SourceRange(PTL.getStarLoc(), PTL.getStarLoc()));
+  };
+  for (const FunctionDecl *Redecl : U->redecls()) {
+    TypeSourceInfo *TSI = Redecl->getTypeSourceInfo();
+    auto FTL = TSI ? TSI->getTypeLoc().getAsAdjusted<FunctionTypeLoc>() : FunctionTypeLoc();
+    std::optional<CharSourceRange> Star = FTL ? StarOf(FTL.getReturnLoc()) : std::nullopt;
+    if (!Star || ST.inSystemHeader(Redecl->getLocation()))
+      return Refuse("the return type of '" + UName + "' cannot be edited here",
+                    Redecl->getLocation());
+    Edits.push_back(ST.replace(*Star, ""));
+  }
+  // Every caller keeps the result in a local variable that is only launched
+  // with and freed.
+  DeviceBuffer Group;
+  Group.Key = "upload:" + Inner.Key;
+  Group.Name = UName;
+  Group.Where = ST.point(Def->getLocation());
+  HostUse Whole;
+  Whole.Kind = HostUseKind::Declaration;
+  Whole.Where = Group.Where;
+  Whole.What = "upload helper '" + UName + "'";
+  HostUse AllocUse, CopyUse;
+  AllocUse.Kind = HostUseKind::Alloc;
+  CopyUse.Kind = HostUseKind::Copy;
+  AllocUse.Where = CopyUse.Where = Group.Where;
+  std::vector<HostUse> Frees;
+  auto Calls = UploadRefs.find(U);
+  if (Calls == UploadRefs.end())
+    return Refuse("'" + UName + "' is not called", U->getLocation());
+  for (auto &[R, Caller] : Calls->second) {
+    const Stmt *Cur = R;
+    const Stmt *P = Caller && Caller->getBody() ? parent(Caller, Cur) : nullptr;
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
+      Cur = P;
+      P = parent(Caller, P);
+    }
+    const auto *Call = dyn_cast_or_null<CallExpr>(P);
+    const Stmt *Up = Call ? parent(Caller, Call) : nullptr;
+    while (Up && isa<ExprWithCleanups, ImplicitCastExpr>(Up))
+      Up = parent(Caller, Up);
+    const auto *DS = dyn_cast_or_null<DeclStmt>(Up);
+    const VarDecl *CV = nullptr;
+    if (DS && DS->isSingleDecl())
+      CV = dyn_cast<VarDecl>(DS->getSingleDecl());
+    if (!Call || Call->getCallee() != Cur || !CV || !CV->getInit() ||
+        CV->getInit()->IgnoreImplicit() != Call || CV->isStaticLocal() ||
+        Caller->hasAttr<CUDADeviceAttr>() || Caller->hasAttr<CUDAGlobalAttr>())
+      return Refuse("'" + UName + "' is used here other than to initialise a local variable",
+                    R->getBeginLoc());
+    if (CV->getType()->isPointerType()) {
+      TypeSourceInfo *TSI = CV->getTypeSourceInfo();
+      std::optional<CharSourceRange> Star = TSI ? StarOf(TSI->getTypeLoc()) : std::nullopt;
+      if (!Star)
+        return Refuse("the declaration of '" + CV->getNameAsString() + "' cannot be edited",
+                      CV->getLocation());
+      Whole.Removal.push_back(ST.replace(*Star, ""));
+    }
+    for (const DeclRefExpr *VR : index(Caller).Refs[CV]) {
+      const Stmt *C = VR;
+      const Stmt *Q = parent(Caller, C);
+      while (Q && (isa<ParenExpr>(Q) || isa<ImplicitCastExpr>(Q))) {
+        C = Q;
+        Q = parent(Caller, Q);
+      }
+      if (std::optional<KernelLaunch> L = asLaunch(Q)) {
+        bool Slot = false;
+        for (unsigned J : descriptorParamIndexes(L->Kernel))
+          if (J < L->Args.size() && L->Args[J] == C) {
+            HostUse LU;
+            LU.Kind = HostUseKind::Launch;
+            LU.Where = ST.point(VR->getBeginLoc());
+            LU.What = "launch of '" + patternOf(L->Kernel)->getQualifiedNameAsString() + "'";
+            LU.ParamKey = paramKey(L->Kernel, J);
+            Group.Uses.push_back(LU);
+            Slot = true;
+          }
+        if (Slot)
+          continue;
+      }
+      while (Q && isa<ExplicitCastExpr>(Q)) { // cudaFree((void *)p)
+        C = Q;
+        Q = parent(Caller, Q);
+        while (Q && (isa<ParenExpr>(Q) || isa<ImplicitCastExpr>(Q))) {
+          C = Q;
+          Q = parent(Caller, Q);
+        }
+      }
+      const auto *FreeCall = dyn_cast_or_null<CallExpr>(Q);
+      std::string FreeName = FreeCall ? driverBaseName(calleeName(FreeCall)).str() : "";
+      if (FreeCall && FreeCall->getNumArgs() >= 1 && FreeCall->getArg(0) == C &&
+          (FreeName == "cudaFree" || FreeName == "cudaFreeAsync")) {
+        HostUse FU;
+        FU.Kind = HostUseKind::Free;
+        FU.What = FreeName;
+        FU.Where = ST.point(FreeCall->getBeginLoc());
+        FU.Removal = removeHostCall(FreeCall, Caller);
+        if (FU.Removal.empty())
+          return Refuse("this " + FreeName + " of '" + CV->getNameAsString() +
+                            "' cannot be removed on its own",
+                        FreeCall->getBeginLoc());
+        Frees.push_back(std::move(FU));
+        continue;
+      }
+      return Refuse("'" + CV->getNameAsString() + "', which holds the result of '" + UName +
+                        "', is used here other than in a launch or a free",
+                    VR->getBeginLoc());
+    }
+  }
+  // The helper's own removals: its allocation, its copy, the declaration.
+  for (const HostUse &Use : Inner.Uses)
+    if (Use.Kind == HostUseKind::Alloc)
+      AllocUse.Removal = Use.Removal;
+    else if (Use.Kind == HostUseKind::Copy)
+      CopyUse.Removal = Use.Removal;
+  for (const TextEdit &E : Edits)
+    if (!llvm::is_contained(AllocUse.Removal, E) && !llvm::is_contained(CopyUse.Removal, E))
+      Whole.Removal.push_back(E);
+  Group.Uses.push_back(std::move(Whole));
+  Group.Uses.push_back(std::move(AllocUse));
+  Group.Uses.push_back(std::move(CopyUse));
+  llvm::append_range(Group.Uses, Frees);
+  G.BufferKey = Group.Key;
+  Out.Buffers.push_back(std::move(Group));
+  return G;
+}
+
 void PassAnalyzer::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn) {
+  for (unsigned I : descriptorParamIndexes(KL.Kernel))
+    if (I < KL.Args.size() && KL.Args[I])
+      analyzeLaunchArg(KL, I, Fn, 0, {});
+}
+
+void PassAnalyzer::analyzeLaunchArg(const KernelLaunch &KL, unsigned Index,
+                                    const FunctionDecl *Fn, unsigned Depth,
+                                    const std::vector<TextEdit> &Extra) {
   const FunctionDecl *K = KL.Kernel;
   const Expr *CE = KL.E;
-  for (unsigned I : descriptorParamIndexes(K)) {
+  for (unsigned I : {Index}) { // one iteration: `continue` ends the argument
     if (I >= KL.Args.size())
       continue;
     LaunchSite LS;
@@ -1635,11 +2031,13 @@ void PassAnalyzer::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn)
              Arg->getBeginLoc());
       continue;
     }
-    if (isa<ParmVarDecl>(V)) {
-      Refuse(DiagID::HostNotTraceable,
-             "'" + V->getNameAsString() + "' is a parameter of '" +
-                 Fn->getQualifiedNameAsString() + "'; its callers are not followed",
-             Arg->getBeginLoc());
+    if (const auto *PV = dyn_cast<ParmVarDecl>(V)) {
+      // H7: a launcher function forwards its parameter; its callers pass
+      // the device copy.
+      if (std::optional<Blocker> Why = forwardThroughLauncher(KL, I, PV, Fn, Depth, LS, Extra)) {
+        LS.Blockers.push_back(std::move(*Why));
+        Out.Launches.push_back(LS);
+      }
       continue;
     }
     if (!V->hasLocalStorage() || V->isStaticLocal()) {
@@ -1654,6 +2052,23 @@ void PassAnalyzer::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn)
       Refuse(DiagID::InMacro,
              "the argument '" + V->getNameAsString() + "' is spelled inside a macro body",
              Arg->getBeginLoc());
+      continue;
+    }
+    // H6: the variable holds what an upload helper returned.
+    if (const auto *Init = dyn_cast_or_null<CallExpr>(V->getInit() ? V->getInit()->IgnoreImplicit()
+                                                                   : nullptr);
+        Init && Init->getDirectCallee() && !isKernel(Init->getDirectCallee()) &&
+        isDescriptorPointer(Init->getDirectCallee()->getReturnType())) {
+      const UploadGroup &G = uploadGroup(Init->getDirectCallee());
+      if (G.Why) {
+        LS.Blockers.push_back(*G.Why);
+        Out.Launches.push_back(LS);
+        continue;
+      }
+      LS.BufferKey = G.BufferKey;
+      LS.HostDescriptor = V->getNameAsString();
+      llvm::append_range(LS.Edits, Extra);
+      Out.Launches.push_back(std::move(LS));
       continue;
     }
     DeviceBuffer &Buf = bufferFacts(V, Fn);
@@ -1806,6 +2221,7 @@ void PassAnalyzer::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn)
     }
     LS.HostDescriptor = Staged ? "*" + spelled(Src) : spelled(HostLV);
     LS.Edits.push_back(ST.replace(*ArgRange, LS.HostDescriptor));
+    llvm::append_range(LS.Edits, Extra);
     Out.Launches.push_back(std::move(LS));
   }
 }

@@ -332,6 +332,20 @@ private:
   };
   std::map<const FunctionDecl *, UploadGroup> Uploads;
   const UploadGroup &uploadGroup(const FunctionDecl *U);
+  /// Why another translation unit could call \p F without being verified
+  /// with its new signature: external linkage and no declaration in a header
+  /// (a TU including an edited header is re-parsed with it).
+  std::optional<std::string> callableUnverified(const FunctionDecl *F, llvm::StringRef Role) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    bool InHeader = llvm::any_of(F->redecls(), [&](const FunctionDecl *D) {
+      return SM.getFileID(SM.getExpansionLoc(D->getLocation())) != SM.getMainFileID();
+    });
+    if (!F->isExternallyVisible() || InHeader)
+      return std::nullopt;
+    return Role.str() + " '" + F->getQualifiedNameAsString() +
+           "' has external linkage and no declaration in a header: other translation units "
+           "may call it (make it static, or declare it in a header)";
+  }
   /// One descriptor argument of a launch (or of a call to a launcher that
   /// forwards it, \p Depth launchers deep); \p Extra: edits that go with it
   /// (the launchers' parameter types).
@@ -1718,17 +1732,8 @@ std::optional<Blocker> PassAnalyzer::forwardThroughLauncher(const KernelLaunch &
     return Why("parameter '" + Name + "' of launcher '" + LName +
                    "' is used here other than as the descriptor argument of one launch",
                Offending ? Offending->getBeginLoc() : PV->getLocation());
-  // Other translation units may call it: only through a header they share
-  // (then they are verified with it), or not at all.
-  const SourceManager &SM = Ctx.getSourceManager();
-  bool InHeader = llvm::any_of(L->redecls(), [&](const FunctionDecl *D) {
-    return SM.getFileID(SM.getExpansionLoc(D->getLocation())) != SM.getMainFileID();
-  });
-  if (L->isExternallyVisible() && !InHeader)
-    return Why("launcher '" + LName + "' has external linkage and no declaration in a header: "
-                   "other translation units may call it (make it static, or declare it in a "
-                   "header)",
-               L->getLocation());
+  if (std::optional<std::string> Unseen = callableUnverified(L, "launcher"))
+    return Why(*Unseen, L->getLocation());
   // The parameter becomes a reference to the host descriptor in every
   // declaration: `const CUtensorMap *d` -> `const CUtensorMap &d`.
   std::vector<TextEdit> Edits = Extra;
@@ -1791,15 +1796,8 @@ const PassAnalyzer::UploadGroup &PassAnalyzer::uploadGroup(const FunctionDecl *U
     return Refuse("'" + UName + "' returns the device copy; its body is not a plain host "
                   "function visible here",
                   U->getLocation());
-  const SourceManager &SM = Ctx.getSourceManager();
-  bool InHeader = llvm::any_of(U->redecls(), [&](const FunctionDecl *D) {
-    return SM.getFileID(SM.getExpansionLoc(D->getLocation())) != SM.getMainFileID();
-  });
-  if (U->isExternallyVisible() && !InHeader)
-    return Refuse("upload helper '" + UName + "' has external linkage and no declaration in a "
-                  "header: other translation units may call it (make it static, or declare it "
-                  "in a header)",
-                  U->getLocation());
+  if (std::optional<std::string> Unseen = callableUnverified(U, "upload helper"))
+    return Refuse(*Unseen, U->getLocation());
   // The helper: `... D; alloc(&D); copy(D, &M); return D;` at its top level.
   const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
   const auto *Ret = Body && !Body->body_empty() ? dyn_cast<ReturnStmt>(Body->body_back()) : nullptr;

@@ -332,6 +332,20 @@ private:
   };
   std::map<const FunctionDecl *, UploadGroup> Uploads;
   const UploadGroup &uploadGroup(const FunctionDecl *U);
+  /// The call whose callee \p R is (through parentheses and implicit
+  /// casts), or null: \p R is used some other way.
+  const CallExpr *directCallOf(const DeclRefExpr *R, const FunctionDecl *Fn) {
+    if (!Fn || !Fn->getBody())
+      return nullptr;
+    const Stmt *Cur = R;
+    const Stmt *P = parent(Fn, Cur);
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
+      Cur = P;
+      P = parent(Fn, P);
+    }
+    const auto *Call = dyn_cast_or_null<CallExpr>(P);
+    return Call && Call->getCallee() == Cur ? Call : nullptr;
+  }
   /// Why another translation unit could call \p F without being verified
   /// with its new signature: external linkage and no declaration in a header
   /// (a TU including an edited header is re-parsed with it).
@@ -1753,14 +1767,8 @@ std::optional<Blocker> PassAnalyzer::forwardThroughLauncher(const KernelLaunch &
   auto Refs = LauncherRefs.find(L->getCanonicalDecl());
   if (Refs != LauncherRefs.end())
     for (auto &[R, Caller] : Refs->second) {
-      const Stmt *Cur = R;
-      const Stmt *P = Caller && Caller->getBody() ? parent(Caller, Cur) : nullptr;
-      while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
-        Cur = P;
-        P = parent(Caller, P);
-      }
-      const auto *Call = dyn_cast_or_null<CallExpr>(P);
-      if (!Call || Call->getCallee() != Cur || Call->getNumArgs() <= ParamIndex)
+      const CallExpr *Call = directCallOf(R, Caller);
+      if (!Call || Call->getNumArgs() <= ParamIndex)
         return Why("'" + LName + "' is used here other than in a direct call",
                    R->getBeginLoc());
       KernelLaunch Through = KL;
@@ -1893,13 +1901,7 @@ const PassAnalyzer::UploadGroup &PassAnalyzer::uploadGroup(const FunctionDecl *U
   if (Calls == UploadRefs.end())
     return Refuse("'" + UName + "' is not called", U->getLocation());
   for (auto &[R, Caller] : Calls->second) {
-    const Stmt *Cur = R;
-    const Stmt *P = Caller && Caller->getBody() ? parent(Caller, Cur) : nullptr;
-    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
-      Cur = P;
-      P = parent(Caller, P);
-    }
-    const auto *Call = dyn_cast_or_null<CallExpr>(P);
+    const CallExpr *Call = directCallOf(R, Caller);
     const Stmt *Up = Call ? parent(Caller, Call) : nullptr;
     while (Up && isa<ExprWithCleanups, ImplicitCastExpr>(Up))
       Up = parent(Caller, Up);
@@ -1907,7 +1909,7 @@ const PassAnalyzer::UploadGroup &PassAnalyzer::uploadGroup(const FunctionDecl *U
     const VarDecl *CV = nullptr;
     if (DS && DS->isSingleDecl())
       CV = dyn_cast<VarDecl>(DS->getSingleDecl());
-    if (!Call || Call->getCallee() != Cur || !CV || !CV->getInit() ||
+    if (!Call || !CV || !CV->getInit() ||
         CV->getInit()->IgnoreImplicit() != Call || CV->isStaticLocal() ||
         Caller->hasAttr<CUDADeviceAttr>() || Caller->hasAttr<CUDAGlobalAttr>())
       return Refuse("'" + UName + "' is used here other than to initialise a local variable",

@@ -209,16 +209,20 @@ private:
     llvm::StringRef Buf = SM.getBufferData(FID);
     if (End > Buf.size() || Begin >= End)
       return true;
+    // The lexer runs to the end of the buffer (clang's lexer relies on the
+    // buffer's terminating NUL) and stops at the first token past End.
     Lexer L(SM.getLocForStartOfFile(FID), Ctx.getLangOpts(), Buf.begin(), Buf.begin() + Begin,
-            Buf.begin() + End);
+            Buf.end());
     Token T;
-    while (!L.LexFromRawLexer(T)) {
+    while (true) {
+      bool Last = L.LexFromRawLexer(T);
+      if (SM.getFileOffset(T.getLocation()) >= End || T.is(tok::eof))
+        return false;
       if (T.is(tok::raw_identifier) && identifierCarries(T.getRawIdentifier(), 0))
         return true;
+      if (Last)
+        return false;
     }
-    if (T.is(tok::raw_identifier) && identifierCarries(T.getRawIdentifier(), 0))
-      return true;
-    return false;
   }
 
   /// The name itself, or a user macro whose body names a carrier.

@@ -49,6 +49,10 @@ static const DiagInfo Table[] = {
      "the rewritten translation unit has a compiler error the original did "
      "not have; nothing for this descriptor is changed",
      "report the input; the message names the new error"},
+    {DiagID::NotWritable, "tma-202", Severity::Error,
+     "a file the rewrite would change is read-only; nothing for this "
+     "descriptor is changed",
+     "make the file writable (chmod u+w) if it is meant to be edited"},
     {DiagID::ParseError, "tma-201", Severity::Error,
      "the translation unit does not parse; nothing in it is changed",
      "fix the compiler errors listed, or pass the right flags after '--' or "

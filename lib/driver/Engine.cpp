@@ -17,6 +17,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/thread.h"
 
 using namespace clang;
 
@@ -141,9 +142,18 @@ static std::pair<PassRun, PassRun> runBothSides(const std::string &File,
                                                 const CompileOptions &Compile,
                                                 const EngineOptions &Opts, bool Analyze) {
   PassRun Device, Host;
-  std::thread T([&] { Device = runPass(CudaSide::Device, File, Overlay, Compile, Opts, Analyze); });
-  Host = runPass(CudaSide::Host, File, Overlay, Compile, Opts, Analyze);
-  T.join();
+  // Each side on a thread with a large stack: clang's parser and the
+  // analysis (ParentMap) recurse once per operator of an expression, and a
+  // generated 60 000-term expression overflows a default 8 MiB stack.
+  const std::optional<unsigned> StackBytes = 256u << 20;
+  llvm::thread D(StackBytes, [&] {
+    Device = runPass(CudaSide::Device, File, Overlay, Compile, Opts, Analyze);
+  });
+  llvm::thread H(StackBytes, [&] {
+    Host = runPass(CudaSide::Host, File, Overlay, Compile, Opts, Analyze);
+  });
+  D.join();
+  H.join();
   return {std::move(Device), std::move(Host)};
 }
 
@@ -371,6 +381,22 @@ RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Op
         D.Blockers.insert(D.Blockers.begin(), Why);
     }
   }
+
+  // A file without write permission for its owner is not to be edited
+  // (rename would replace it anyway): its units are refused before anything
+  // is written, so no group is half applied.
+  for (size_t U = 0; U < R.ThePlan.Units.size(); ++U)
+    for (const TextEdit &E : R.ThePlan.Units[U].Edits) {
+      llvm::sys::fs::file_status Status;
+      if (!llvm::sys::fs::status(E.File, Status) &&
+          !(Status.permissions() & llvm::sys::fs::owner_write)) {
+        R.ThePlan.refuseUnit(U, {DiagID::NotWritable,
+                                 "'" + E.File + "' is read-only (no write permission)",
+                                 {E.File, E.Offset, 0, 0},
+                                 {}});
+        break;
+      }
+    }
 
   // The original contents of every file a unit edits, read once.
   for (const EditUnit &U : R.ThePlan.Units)

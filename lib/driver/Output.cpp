@@ -220,6 +220,11 @@ llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents) 
     }
   }
   ::fchmod(FD, static_cast<mode_t>(Status.permissions()));
+  // Keep the owner and group (a root run on someone's checkout); allowed
+  // for root, and a no-op for the owner themself.
+  if (::fchown(FD, Status.getUser(), Status.getGroup()) != 0) {
+    // Not allowed: the file now belongs to the user running the tool.
+  }
   ::fsync(FD);
   ::close(FD);
   if (std::error_code EC = llvm::sys::fs::rename(Temp, Path)) {

@@ -7,8 +7,11 @@
 # failed check in fuzz_engine.cpp, a signal), 2 when the build fails.
 #
 # Environment: FUZZ_BUILD (default build-fuzz), FUZZ_JOBS (ninja -j, default
-# 2), FUZZ_ARGS (more libFuzzer options). The corpus grows in
-# FUZZ_BUILD/corpus; crashing inputs are written to FUZZ_BUILD/artifacts/.
+# 2), FUZZ_SEEDS=quick (six small seeds instead of all 38: each seed costs a
+# few seconds before fuzzing starts, so use it for runs of a few minutes),
+# FUZZ_CORPUS (the corpus directory, which grows; default
+# FUZZ_BUILD/corpus), FUZZ_ARGS (more libFuzzer options). Crashing inputs
+# are written to FUZZ_BUILD/artifacts/.
 # Reproduce one with: FUZZ_BUILD/bin/fuzz_engine -detect_leaks=0 <file>
 set -uo pipefail
 seconds=${1:-60}
@@ -27,8 +30,9 @@ ninja -C "$build" -j "${FUZZ_JOBS:-2}" fuzz_engine >"$build/ninja.log" 2>&1 ||
   { tail -50 "$build/ninja.log" >&2; exit 2; }
 
 rm -rf "$build/seeds"
-"$root/test/fuzz/seed-corpus.sh" "$build/seeds" >/dev/null
-mkdir -p "$build/corpus" "$build/artifacts"
+"$root/test/fuzz/seed-corpus.sh" "$build/seeds" "${FUZZ_SEEDS:-all}" >/dev/null
+corpus_dir=${FUZZ_CORPUS:-$build/corpus}
+mkdir -p "$corpus_dir" "$build/artifacts"
 count() { find "$build/artifacts" -type f -name "$1-*" | wc -l; }
 c0=$(count crash) t0=$(count timeout) o0=$(count oom) s0=$(count slow-unit)
 log=$build/fuzz.log
@@ -43,7 +47,7 @@ start=$SECONDS
 "$build/bin/fuzz_engine" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
   -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=30 -detect_leaks=0 \
   -dict="$root/test/fuzz/cuda.dict" -artifact_prefix="$build/artifacts/" ${FUZZ_ARGS:-} \
-  "$build/corpus" "$build/seeds" >"$log" 2>&1
+  "$corpus_dir" "$build/seeds" >"$log" 2>&1
 status=$?
 elapsed=$((SECONDS - start))
 crashes=$(($(count crash) - c0)) timeouts=$(($(count timeout) - t0)) ooms=$(($(count oom) - o0))
@@ -51,7 +55,7 @@ slow=$(($(count slow-unit) - s0))
 last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1)
 execs=$(sed -E 's/^#([0-9]+):.*/\1/' <<<"$last")
 cov=$(grep -oE 'cov: [0-9]+' <<<"$last")
-corpus=$(find "$build/corpus" -type f | wc -l)
+corpus=$(find "$corpus_dir" -type f | wc -l)
 echo "fuzz: executions ${execs:-0}, time ${elapsed} s, crashes $crashes, timeouts $timeouts," \
      "out of memory $ooms, slow inputs $slow, ${cov:-cov: ?}, corpus $corpus inputs (log: $log)"
 if ((crashes)); then

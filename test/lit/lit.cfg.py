@@ -39,6 +39,8 @@ config.substitutions.append(("%inputs", os.path.join(os.path.dirname(__file__), 
 if os.path.exists(config.nvcc):
     config.available_features.add("nvcc")
 import shutil
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    config.available_features.add("root")
 if shutil.which("cmake"):
     config.available_features.add("cmake")
 config.substitutions.append(("%nvcc-bin", config.nvcc))

@@ -195,8 +195,11 @@ int main(int argc, char **argv) {
                       "rewritten, the rest is (--strict refuses the whole file) [tma-201]\n";
     }
   }
-  for (const Message &M : messagesFor(R, Writes))
+  for (const Message &M : messagesFor(R, Writes)) {
     printMessage(llvm::errs(), M);
+    if (info(M.ID).Level == Severity::Error) // tma-201, tma-202
+      Exit = 2;
+  }
   if (R.RefusedForErrors)
     Exit = 2;
   Summary Sum;

@@ -19,6 +19,7 @@ enum class DiagID {
   Declaration,        // tma-108
   Conflict,           // tma-109
   VerifyFailed,       // tma-110
+  NotWritable,        // tma-202
   ParseError,         // tma-201
 };
 

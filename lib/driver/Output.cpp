@@ -203,7 +203,12 @@ llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents) 
     return llvm::createStringError(EC, "cannot stat '%s': %s", Path.str().c_str(),
                                    EC.message().c_str());
   llvm::SmallString<256> Model(llvm::sys::path::parent_path(Path));
-  llvm::sys::path::append(Model, "." + llvm::sys::path::filename(Path).str() + ".tma-%%%%%%");
+  // The temporary name carries the file's name when it fits, so that a
+  // leftover after a kill says whose it is; a name near NAME_MAX (255) gets
+  // a short one.
+  std::string Name = llvm::sys::path::filename(Path).str();
+  llvm::sys::path::append(Model, Name.size() <= 200 ? "." + Name + ".tma-%%%%%%"
+                                                    : std::string(".tma-%%%%%%%%%%%%"));
   int FD;
   llvm::SmallString<256> Temp;
   if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))

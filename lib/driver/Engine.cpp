@@ -125,7 +125,7 @@ shiftErrors(const std::vector<CompilerError> &Errors,
   return Out;
 }
 
-static std::set<std::pair<SourcePoint, std::string>>
+std::set<std::pair<SourcePoint, std::string>>
 errorSet(const std::vector<CompilerError> &Errors) {
   std::set<std::pair<SourcePoint, std::string>> S;
   for (const CompilerError &E : Errors) {

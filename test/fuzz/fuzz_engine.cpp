@@ -71,16 +71,6 @@ RunResult runOn(const std::string &Text) {
   return processRun({In}, Opts, /*Jobs=*/1);
 }
 
-std::set<std::pair<SourcePoint, std::string>> errorSet(const std::vector<CompilerError> &Errors) {
-  std::set<std::pair<SourcePoint, std::string>> S;
-  for (const CompilerError &E : Errors) {
-    SourcePoint P = E.Where;
-    P.Line = P.Column = 0;
-    S.insert({P, E.Message});
-  }
-  return S;
-}
-
 std::string describe(const CompilerError &E) {
   return (E.Where.File.empty() ? std::string("<no position>")
                                : E.Where.File + ":" + std::to_string(E.Where.Line) + ":" +

@@ -82,6 +82,11 @@ PassRun runPass(CudaSide Side, const std::string &MainFile,
                 const std::map<std::string, std::string> &Overlay,
                 const CompileOptions &Compile, const EngineOptions &Opts, bool Analyze);
 
+/// Errors as compared before and after an edit: position (file and offset)
+/// and message.
+std::set<std::pair<SourcePoint, std::string>>
+errorSet(const std::vector<CompilerError> &Errors);
+
 /// Edits made to errors' positions: where an error of the original would be
 /// reported in the edited text.
 std::vector<CompilerError>

@@ -53,6 +53,11 @@ static const DiagInfo Table[] = {
      "a file the rewrite would change is read-only; nothing for this "
      "descriptor is changed",
      "make the file writable (chmod u+w) if it is meant to be edited"},
+    {DiagID::WriteFailed, "tma-203", Severity::Error,
+     "a file the rewrite would change could not be written, or changed "
+     "while the tool ran; nothing for this descriptor is changed",
+     "the message gives the reason (a directory without write permission, a "
+     "full disk, another program editing the file); fix it and run again"},
     {DiagID::ParseError, "tma-201", Severity::Error,
      "the translation unit does not parse; nothing in it is changed",
      "fix the compiler errors listed, or pass the right flags after '--' or "

@@ -434,12 +434,16 @@ RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Op
       }
     }
   }
+  collectAcceptedEdits(R);
+  return R;
+}
+
+void collectAcceptedEdits(RunResult &R) {
   R.Edits = R.ThePlan.editsByFile();
   for (auto &[File, List] : R.Edits)
     List = tidyDeletions(R.Original[File], std::move(List));
   for (auto It = R.Original.begin(); It != R.Original.end();)
     It = R.Edits.count(It->first) ? std::next(It) : R.Original.erase(It);
-  return R;
 }
 
 } // namespace tma

@@ -5,8 +5,11 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/YAMLTraits.h"
 
+#include <cerrno>
+#include <fcntl.h>
 #include <set>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -26,13 +29,27 @@ llvm::Expected<std::string> applyEdits(llvm::StringRef Code, llvm::StringRef Fil
 std::vector<TextEdit> tidyDeletions(llvm::StringRef Code, std::vector<TextEdit> Edits) {
   llvm::sort(Edits);
   std::vector<TextEdit> Out;
-  auto Blank = [](char C) { return C == ' ' || C == '\t' || C == '\r'; };
+  // A line ends at '\n' (LF, CRLF) or at a '\r' that no '\n' follows (the
+  // classic Mac CR-only files): that '\r' is a line end, never a blank, or a
+  // deletion would run into the next line's indentation and leave its own
+  // line behind, empty. The '\r' of a CRLF is trailing blank.
+  auto LineEndAt = [&](unsigned I) {
+    return Code[I] == '\n' || (Code[I] == '\r' && (I + 1 == Code.size() || Code[I + 1] != '\n'));
+  };
+  auto BlankAt = [&](unsigned I) {
+    return Code[I] == ' ' || Code[I] == '\t' || (Code[I] == '\r' && !LineEndAt(I));
+  };
+  auto AllBlank = [&](unsigned Begin, unsigned End) {
+    for (unsigned I = Begin; I < End; ++I)
+      if (!BlankAt(I))
+        return false;
+    return true;
+  };
   for (const TextEdit &E : Edits) {
     if (!Out.empty() && E.Text.empty() && Out.back().Text.empty() && E.Length &&
         Out.back().Length) {
       unsigned GapBegin = Out.back().Offset + Out.back().Length;
-      if (GapBegin <= E.Offset &&
-          llvm::all_of(Code.slice(GapBegin, E.Offset), Blank)) {
+      if (GapBegin <= E.Offset && AllBlank(GapBegin, E.Offset)) {
         Out.back().Length = E.Offset + E.Length - Out.back().Offset;
         continue;
       }
@@ -43,24 +60,24 @@ std::vector<TextEdit> tidyDeletions(llvm::StringRef Code, std::vector<TextEdit> 
     if (!E.Text.empty() || !E.Length)
       continue;
     unsigned B = E.Offset, End = E.Offset + E.Length;
-    while (B > 0 && Blank(Code[B - 1]))
+    while (B > 0 && BlankAt(B - 1))
       --B;
     unsigned F = End;
-    while (F < Code.size() && Blank(Code[F]))
+    while (F < Code.size() && BlankAt(F))
       ++F;
-    bool LineStart = B == 0 || Code[B - 1] == '\n';
-    bool LineEnd = F == Code.size() || Code[F] == '\n';
-    if (LineStart && LineEnd && !(E.Offset == B && End > 0 && Code[End - 1] == '\n')) {
+    bool LineStart = B == 0 || LineEndAt(B - 1);
+    bool LineEnd = F == Code.size() || LineEndAt(F);
+    if (LineStart && LineEnd && !(E.Offset == B && End > 0 && LineEndAt(End - 1))) {
       E.Offset = B;
       E.Length = (F < Code.size() ? F + 1 : F) - B;
     }
   }
-  // Whole lines go with the newline before them rather than after: the same
+  // Whole lines go with the line end before them rather than after: the same
   // text, but the next line's indentation is not at the edge of an edit
   // (clang-tidy's cleanup re-indents text next to a replacement).
   for (TextEdit &E : Out)
-    if (E.Text.empty() && E.Length && E.Offset > 0 && Code[E.Offset - 1] == '\n' &&
-        Code[E.Offset + E.Length - 1] == '\n')
+    if (E.Text.empty() && E.Length && E.Offset > 0 && LineEndAt(E.Offset - 1) &&
+        LineEndAt(E.Offset + E.Length - 1))
       --E.Offset;
   llvm::sort(Out);
   return Out;
@@ -197,31 +214,40 @@ std::string unifiedDiff(llvm::StringRef Path, llvm::StringRef Old,
   return Out;
 }
 
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents) {
+std::string temporaryNameFor(llvm::StringRef Path, llvm::StringRef Tag) {
+  // The temporary name carries the file's name when it fits, so that a
+  // leftover after a kill says whose it is; a name near NAME_MAX (255) gets
+  // a short one.
+  llvm::SmallString<256> Temp(llvm::sys::path::parent_path(Path));
+  std::string Name = llvm::sys::path::filename(Path).str();
+  llvm::sys::path::append(Temp, Name.size() <= 200 ? "." + Name + ".tma-" + Tag.str()
+                                                   : ".tma-" + Tag.str());
+  return Temp.str().str();
+}
+
+llvm::Error writeTemporaryFor(llvm::StringRef Path, llvm::StringRef Temp,
+                              llvm::StringRef Contents) {
   llvm::sys::fs::file_status Status;
   if (std::error_code EC = llvm::sys::fs::status(Path, Status))
     return llvm::createStringError(EC, "cannot stat '%s': %s", Path.str().c_str(),
                                    EC.message().c_str());
-  llvm::SmallString<256> Model(llvm::sys::path::parent_path(Path));
-  // The temporary name carries the file's name when it fits, so that a
-  // leftover after a kill says whose it is; a name near NAME_MAX (255) gets
-  // a short one.
-  std::string Name = llvm::sys::path::filename(Path).str();
-  llvm::sys::path::append(Model, Name.size() <= 200 ? "." + Name + ".tma-%%%%%%"
-                                                    : std::string(".tma-%%%%%%%%%%%%"));
-  int FD;
-  llvm::SmallString<256> Temp;
-  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))
+  int FD = ::open(Temp.str().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (FD < 0) {
+    std::error_code EC(errno, std::generic_category());
     return llvm::createStringError(EC, "cannot create a temporary file next to '%s': %s",
                                    Path.str().c_str(), EC.message().c_str());
+  }
   {
     llvm::raw_fd_ostream OS(FD, /*shouldClose=*/false);
     OS << Contents;
     OS.flush();
     if (OS.has_error()) {
+      std::error_code EC = OS.error();
+      OS.clear_error();
       ::close(FD);
       llvm::sys::fs::remove(Temp);
-      return llvm::createStringError(OS.error(), "cannot write '%s'", Temp.c_str());
+      return llvm::createStringError(EC, "cannot write a temporary file next to '%s': %s",
+                                     Path.str().c_str(), EC.message().c_str());
     }
   }
   ::fchmod(FD, static_cast<mode_t>(Status.permissions()));
@@ -230,8 +256,24 @@ llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents) 
   if (::fchown(FD, Status.getUser(), Status.getGroup()) != 0) {
     // Not allowed: the file now belongs to the user running the tool.
   }
-  ::fsync(FD);
+  bool Synced = ::fsync(FD) == 0;
+  std::error_code SyncEC(errno, std::generic_category());
   ::close(FD);
+  if (!Synced) {
+    llvm::sys::fs::remove(Temp);
+    return llvm::createStringError(SyncEC, "cannot write a temporary file next to '%s': %s",
+                                   Path.str().c_str(), SyncEC.message().c_str());
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents) {
+  std::string Tag;
+  for (int I = 0; I < 6; ++I)
+    Tag += "0123456789abcdef"[llvm::sys::Process::GetRandomNumber() % 16];
+  std::string Temp = temporaryNameFor(Path, Tag);
+  if (llvm::Error E = writeTemporaryFor(Path, Temp, Contents))
+    return E;
   if (std::error_code EC = llvm::sys::fs::rename(Temp, Path)) {
     llvm::sys::fs::remove(Temp);
     return llvm::createStringError(EC, "cannot replace '%s': %s", Path.str().c_str(),

@@ -2,7 +2,10 @@
 # Kill test: SIGKILL tma-modernize while it rewrites a multi-file project in
 # place, and check that every file is then byte-identical to either its
 # original or its fully rewritten form (in-place writes are atomic: a
-# temporary file next to the original, fsync, rename).
+# temporary file next to the original, fsync, rename). Then run
+# 'tma-modernize --recover' and check that the project is whole again: every
+# file original, or every file rewritten (the journal finishes or discards an
+# interrupted run), with no temporary file and no journal left.
 #
 #   test/hardening/kill-test.sh [RUNS] [WORKDIR]
 #
@@ -215,6 +218,7 @@ echo "kill-test: seed $seed; tool run time T = ${T%.*} ms, write phase W = ${W%.
 
 # --- the runs --------------------------------------------------------------------
 killed=0 finished=0 checked=0 corrupted=0 mixed=0 split=0 temps=0
+recovered=0 mixed_after=0 left_after=0
 n_uniform=0 n_write=0 k_uniform=0 k_write=0
 for ((r = 1; r <= runs; r++)); do
   rm -rf "$work/run" && cp -a "$work/orig" "$work/run"
@@ -255,8 +259,31 @@ for ((r = 1; r <= runs; r++)); do
   ((g_orig && g_new)) && ((split++))
   t=$(find "$work/run" -maxdepth 1 -name '.*.tma-*' | wc -l)
   ((temps += t))
-  echo "kill-test: run $r: $mode, $what; $n_new rewritten, $n_orig original${t:+, $t temporary}" |
-    sed 's/, 0 temporary//'
+  # The next run's recovery: the project must be whole again.
+  rec=$(cd "$work/run" && "$tool" --recover 2>&1)
+  rc=$?
+  [[ -n $rec ]] && ((recovered++))
+  a_orig=0 a_new=0
+  for f in "${files[@]}"; do
+    if cmp -s "$work/run/$f" "$work/orig/$f"; then
+      ((a_orig++))
+    elif cmp -s "$work/run/$f" "$work/want/$f"; then
+      ((a_new++))
+    else
+      ((corrupted++))
+      echo "kill-test: run $r ($mode): after --recover, $f is neither the original nor the" \
+           "rewritten file" >&2
+    fi
+  done
+  left=$(find "$work/run" -maxdepth 1 -name '.*tma-*' | wc -l)
+  ((left_after += left))
+  if ((a_orig && a_new)) || ((rc)); then
+    ((mixed_after++))
+    echo "kill-test: run $r ($mode): after --recover (status $rc): $a_new rewritten," \
+         "$a_orig original: $rec" >&2
+  fi
+  echo "kill-test: run $r: $mode, $what; $n_new rewritten, $n_orig original${t:+, $t temporary}" \
+       "${rec:+; recovery: ${rec%%$'\n'*}}" | sed 's/, 0 temporary//'
 done
 rm -rf "$work/run"
 
@@ -266,8 +293,13 @@ echo "kill-test: files checked $checked, files corrupted $corrupted," \
      "runs with a mix of original and rewritten files $mixed," \
      "runs that split the three-file edit unit $split," \
      "temporary files left by a kill $temps"
-if ((corrupted)); then
-  echo "kill-test: FAILED: $corrupted corrupted files (see $work/corrupted)" >&2
+echo "kill-test: after --recover: runs that needed it $recovered," \
+     "runs still with a mix of original and rewritten files $mixed_after," \
+     "temporary files or journals left $left_after"
+if ((corrupted || mixed_after || left_after)); then
+  echo "kill-test: FAILED: $corrupted corrupted files, $mixed_after runs not whole after" \
+       "--recover, $left_after files left (see $work)" >&2
+  own_work=0
   exit 1
 fi
 ((own_work)) && rm -rf "$work"

@@ -41,6 +41,8 @@ if os.path.exists(config.nvcc):
 import shutil
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     config.available_features.add("root")
+if shutil.which("flock"):
+    config.available_features.add("flock")
 if shutil.which("cmake"):
     config.available_features.add("cmake")
 config.substitutions.append(("%nvcc-bin", config.nvcc))

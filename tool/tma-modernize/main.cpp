@@ -1,5 +1,6 @@
 // tma-modernize: the command line. It parses options, calls the engine and
 // prints; every decision is made in lib/.
+#include "tma/Commit.h"
 #include "tma/CompileDatabase.h"
 #include "tma/Engine.h"
 #include "tma/Report.h"
@@ -47,10 +48,15 @@ OPTIONS:
                           no file spells a descriptor type
   --strict                refuse a whole translation unit on any clang error
                           (default: refuse only descriptors whose code holds one)
+  --recover               only finish (or undo) the writes of a run that was
+                          interrupted, from the journal in --in-root; no
+                          source is needed
   --help                  this text
   --version               the version
 
-Default action: rewrite the files in place (atomically).
+Default action: rewrite the files in place: all files or none, each one
+atomically, with a journal in --in-root that the next run uses to finish a
+run killed during its writes. Runs on one --in-root wait for each other.
 Exit status: 0 done (refusals are warnings), 1 --check found work,
 2 error (usage, unreadable input, a translation unit that does not parse, or
 a descriptor refused because of a clang error in its code).
@@ -63,6 +69,54 @@ static int usageError(llvm::StringRef Why) {
   return 2;
 }
 
+/// Says what was done about an interrupted run; nonzero: stop with it.
+static int printRecovery(const Recovery &Rec, llvm::StringRef Root) {
+  std::string Journal = journalPath(Root);
+  auto ListFiles = [&] {
+    for (const std::string &F : Rec.Files)
+      llvm::errs() << "  " << F << "\n";
+  };
+  switch (Rec.What) {
+  case Recovery::Nothing:
+    return 0;
+  case Recovery::Pending:
+    llvm::errs() << "tma-modernize: error: a run that was interrupted while writing left "
+                    "the journal '"
+                 << Journal
+                 << "'; some files may be rewritten and others not. Run "
+                    "'tma-modernize --recover' in this directory (or any run that writes) "
+                    "to finish it\n";
+    return 2;
+  case Recovery::Discarded:
+    llvm::errs() << "tma-modernize: note: a run was interrupted before it replaced any "
+                    "file; its temporary files are removed\n";
+    return 0;
+  case Recovery::Finished:
+    llvm::errs() << "tma-modernize: note: finished the writes of an interrupted run ("
+                 << Rec.Files.size() << " file" << (Rec.Files.size() == 1 ? "" : "s")
+                 << " replaced); every file of that run is now rewritten\n";
+    ListFiles();
+    return 0;
+  case Recovery::Undone:
+    llvm::errs() << "tma-modernize: note: the writes of an interrupted run could not be "
+                    "finished (a temporary file is missing); restored "
+                 << Rec.Files.size() << " file" << (Rec.Files.size() == 1 ? "" : "s")
+                 << " to their contents before that run\n";
+    ListFiles();
+    return 0;
+  case Recovery::Stuck:
+    llvm::errs() << "tma-modernize: error: a run that was interrupted while writing left "
+                    "the journal '"
+                 << Journal << "', and it cannot be finished or undone:\n";
+    for (const std::string &P : Rec.Problems)
+      llvm::errs() << "  " << P << "\n";
+    llvm::errs() << "Nothing was changed. Check those files (e.g. with 'git diff'), then "
+                    "remove the journal.\n";
+    return 2;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   std::vector<std::string> Sources;
   EngineOptions Opts;
@@ -70,7 +124,7 @@ int main(int argc, char **argv) {
   unsigned Jobs = 1;
   bool NoDatabaseSearch = false, ArchGiven = false;
   std::string ExportFixes, CudaPathArg, InRoot = ".", ReportFile;
-  bool DryRun = false, Check = false;
+  bool DryRun = false, Check = false, RecoverOnly = false;
   bool SawDashDash = false;
   for (int I = 1; I < argc; ++I) {
     llvm::StringRef A(argv[I]);
@@ -108,6 +162,8 @@ int main(int argc, char **argv) {
       NoDatabaseSearch = true;
     } else if (A == "--strict") {
       Opts.Strict = true;
+    } else if (A == "--recover") {
+      RecoverOnly = true;
     } else if (A == "--no-prefilter") {
       Opts.Prefilter = false;
     } else if (A == "--no-verify") {
@@ -124,10 +180,30 @@ int main(int argc, char **argv) {
       Sources.push_back(A.str());
     }
   }
-  if (Sources.empty())
+  if (Sources.empty() && !RecoverOnly)
     return usageError("no source files given");
   if (!JobsArg.empty() && (llvm::StringRef(JobsArg).getAsInteger(10, Jobs) || Jobs == 0))
     return usageError("-j needs a positive number, not '" + JobsArg + "'");
+
+  Opts.InRoot = normalizePath(InRoot);
+  bool Writes = !DryRun && !Check && ExportFixes.empty();
+
+  // The whole run, reading included, holds the root's lock: a second run
+  // waits, so edits are never computed from files another run is replacing.
+  llvm::Expected<RootLock> Lock =
+      RootLock::acquire(Opts.InRoot, /*Exclusive=*/Writes || RecoverOnly, [&] {
+        llvm::errs() << "tma-modernize: note: waiting for another tma-modernize run in '"
+                     << Opts.InRoot << "'\n";
+      });
+  if (!Lock) {
+    llvm::errs() << "tma-modernize: error: " << llvm::toString(Lock.takeError()) << "\n";
+    return 2;
+  }
+  Recovery Rec = recoverInterruptedRun(Opts.InRoot, /*Apply=*/Writes || RecoverOnly);
+  if (int Status = printRecovery(Rec, Opts.InRoot))
+    return Status;
+  if (RecoverOnly)
+    return 0;
 
   CudaInstallation Cuda = findCuda(CudaPathArg);
   if (Cuda.Path.empty()) {
@@ -138,45 +214,62 @@ int main(int argc, char **argv) {
   Opts.Compile.CudaVersion = Cuda.Version;
   if (Cuda.Version && Cuda.Version < 12010)
     Opts.Analysis.ParamSpaceLimit = 4096;
-  Opts.InRoot = normalizePath(InRoot);
 
   // Each source with its own flags: from the compile database when there is
   // one (its commands are parsed, never run), else the defaults.
   std::vector<TUInput> Inputs;
-  std::unique_ptr<clang::tooling::CompilationDatabase> DB;
+  CompileDatabase DB;
   if (!DatabaseDir.empty() || !NoDatabaseSearch) {
-    std::string Error;
-    DB = loadCompileDatabase(DatabaseDir, Sources.front(), Error);
-    if (!DB && !DatabaseDir.empty()) {
-      llvm::errs() << "tma-modernize: error: " << Error << "\n";
+    DB = loadCompileDatabase(DatabaseDir, Sources.front());
+    if (!DB.Error.empty() && !DatabaseDir.empty()) {
+      llvm::errs() << "tma-modernize: error: " << DB.Error << "\n";
       return 2;
     }
+    // Found by the search, a broken database is not used, but said: the
+    // sources are then analysed with other flags than the build's.
+    if (!DB.Error.empty())
+      llvm::errs() << "tma-modernize: warning: " << DB.Error << "; using the default flags\n";
   }
   for (const std::string &Src : Sources) {
     TUInput In;
     In.File = Src;
     In.Compile = Opts.Compile;
     std::vector<clang::tooling::CompileCommand> Cmds;
-    if (DB)
-      Cmds = DB->getCompileCommands(normalizePath(Src));
+    if (DB.Commands)
+      Cmds = DB.Commands->getCompileCommands(normalizePath(Src));
+    if (DB.Commands) {
+      std::string Note = missingEntryNote(DB, Cmds);
+      if (!Note.empty())
+        In.Notes.push_back(Note);
+    }
     if (!Cmds.empty()) {
       TranslatedCommand T =
           translateCommand(Cmds.front().CommandLine, Src, Cmds.front().Directory);
+      // Before the run, so before this source's messages.
+      if (!T.ResponseFileProblem.empty())
+        llvm::errs() << normalizePath(Src) << ": warning: compile database: "
+                     << T.ResponseFileProblem << "; the response files from there on are not read\n";
       // Flags after '--' come last and win.
       In.Compile.ExtraArgs = T.Args;
       llvm::append_range(In.Compile.ExtraArgs, Opts.Compile.ExtraArgs);
       if (!T.GpuArch.empty() && !ArchGiven)
         In.Compile.GpuArch = T.GpuArch;
       In.Compile.NvccMacros = T.FromNvcc;
-    } else if (DB) {
-      In.Notes.push_back("not in the compile database: using the defaults");
     }
     Inputs.push_back(std::move(In));
   }
 
-  bool Writes = !DryRun && !Check && ExportFixes.empty();
   int Exit = 0;
   RunResult R = processRun(Inputs, Opts, Jobs);
+  // Written before anything is printed, so that messages and the summary
+  // tell what is on disk: a unit that could not be written is refused.
+  if (Writes) {
+    CommitResult C = commitEdits(R, Opts.InRoot);
+    for (const std::string &E : C.Errors)
+      llvm::errs() << "tma-modernize: error: " << E << "\n";
+    if (!C.Errors.empty())
+      Exit = 2;
+  }
   for (const TUStatus &TU : R.TUs) {
     for (const std::string &N : TU.Notes)
       llvm::errs() << TU.File << ": note: " << N << "\n";
@@ -207,24 +300,11 @@ int main(int argc, char **argv) {
   std::map<std::string, std::vector<TextEdit>> &AllEdits = R.Edits;
   std::map<std::string, std::string> &Originals = R.Original;
 
-  for (auto &[File, List] : AllEdits) {
-    llvm::sort(List);
-    if (DryRun || Check)
+  if (DryRun || Check)
+    for (auto &[File, List] : AllEdits) {
+      llvm::sort(List);
       llvm::outs() << unifiedDiff(File, Originals[File], List);
-    if (!Writes)
-      continue;
-    llvm::Expected<std::string> New = applyEdits(Originals[File], File, List);
-    if (!New) {
-      llvm::errs() << "tma-modernize: error: " << File << ": " << llvm::toString(New.takeError())
-                   << "; file left untouched\n";
-      Exit = 2;
-      continue;
     }
-    if (llvm::Error E = writeFileAtomically(File, *New)) {
-      llvm::errs() << "tma-modernize: error: " << llvm::toString(std::move(E)) << "\n";
-      Exit = 2;
-    }
-  }
   // Fix and report files: a failure to write one is an error, not a stop.
   auto WriteSideFile = [&](const std::string &Path, const std::string &Text) {
     std::error_code EC;

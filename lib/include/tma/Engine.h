@@ -69,6 +69,10 @@ struct TUInput {
 RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Opts,
                      unsigned Jobs = 1);
 
+/// R.Edits and R.Original from the units of R.ThePlan still accepted (again
+/// after a unit is refused late, e.g. because a file cannot be written).
+void collectAcceptedEdits(RunResult &R);
+
 /// Compiler errors of one side of \p MainFile, with \p Overlay replacing the
 /// contents of files (the main file included), and optionally its facts.
 struct PassRun {

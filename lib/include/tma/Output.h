@@ -27,6 +27,13 @@ std::vector<TextEdit> finalUnitEdits(const RunResult &R, size_t Unit);
 std::string unifiedDiff(llvm::StringRef Path, llvm::StringRef Old,
                         std::vector<TextEdit> Edits);
 
+/// The temporary file next to \p Path that a write tagged \p Tag uses.
+std::string temporaryNameFor(llvm::StringRef Path, llvm::StringRef Tag);
+/// Creates \p Temp (it must not exist) with \p Contents and \p Path's mode,
+/// owner and group, and syncs it to disk.
+llvm::Error writeTemporaryFor(llvm::StringRef Path, llvm::StringRef Temp,
+                              llvm::StringRef Contents);
+
 /// Writes through a temporary file in the same directory and a rename, so a
 /// reader sees the old or the new file, never a part; keeps the file's mode.
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents);

@@ -55,6 +55,11 @@ bool isKernel(const FunctionDecl *FD) {
   return FD && FD->hasAttr<CUDAGlobalAttr>();
 }
 
+/// `__constant__ CUtensorMap c_map;` (not an array).
+bool isConstantDescriptor(const VarDecl *V) {
+  return V && V->hasAttr<CUDAConstantAttr>() && isTensorMapRecord(V->getType());
+}
+
 const FunctionDecl *patternOf(const FunctionDecl *FD) {
   if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
     return P;
@@ -145,6 +150,19 @@ const Expr *stripCasts(const Expr *E) {
   return E;
 }
 
+/// The variable a `<<<>>>` launch calls through (`k<<<...>>>` or
+/// `(*k)<<<...>>>`), when its callee is a function-pointer variable.
+const VarDecl *functionPointerCallee(const CUDAKernelCallExpr *KC) {
+  if (KC->getDirectCallee())
+    return nullptr;
+  const Expr *C = KC->getCallee()->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(C); UO && UO->getOpcode() == UO_Deref)
+    C = UO->getSubExpr()->IgnoreParenImpCasts();
+  const auto *R = dyn_cast<DeclRefExpr>(C);
+  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+  return V && V->getType()->isFunctionPointerType() ? V : nullptr;
+}
+
 std::optional<KernelLaunch> asLaunch(const Stmt *S) {
   KernelLaunch L;
   if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(S)) {
@@ -209,6 +227,21 @@ public:
   std::vector<const FunctionDecl *> Kernels;
   std::vector<std::pair<KernelLaunch, const FunctionDecl *>> Launches;
   std::vector<std::pair<const DeclRefExpr *, const FunctionDecl *>> KernelRefs;
+  /// Launches through a function-pointer variable (`k<<<g, b>>>(...)` with
+  /// `auto *k = flag ? a<true> : a<false>`), by variable (K4).
+  std::map<const VarDecl *,
+           std::pair<const FunctionDecl *, std::vector<const CUDAKernelCallExpr *>>>
+      PointerLaunches;
+  /// Every `__constant__ CUtensorMap` and the references to it, with the
+  /// function holding each (null at namespace scope).
+  std::map<const VarDecl *, std::vector<std::pair<const DeclRefExpr *, const FunctionDecl *>>>
+      ConstantRefs;
+  /// Keys of the parameters a kernel gains from `__constant__` descriptors
+  /// it reads, by kernel pattern: blocked like its own descriptor
+  /// parameters when the kernel is used other than in a launch.
+  std::map<const FunctionDecl *, std::vector<std::string>> ConstantParamKeys;
+  /// The kernels each accepted function-pointer launch may run.
+  std::map<const CUDAKernelCallExpr *, std::vector<const FunctionDecl *>> PointerTargets;
   /// Kernels looked up by name (cuModuleGetFunction, cuLibraryGetKernel):
   /// the name, or empty when it is not a string literal.
   std::vector<std::pair<std::string, const CallExpr *>> NameLookups;
@@ -322,6 +355,24 @@ private:
   /// `&d` in an argument array: the variable's reference -> (kernel, slot).
   llvm::DenseMap<const DeclRefExpr *, std::pair<const FunctionDecl *, unsigned>> ArraySlots;
   void analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn);
+  void analyzeConstantDescriptors();
+  std::vector<std::string> paramKeysOf(const FunctionDecl *K) {
+    std::vector<std::string> Keys;
+    for (unsigned I : descriptorParamIndexes(K))
+      Keys.push_back(paramKey(K, I));
+    auto It = ConstantParamKeys.find(patternOf(K));
+    if (It != ConstantParamKeys.end())
+      llvm::append_range(Keys, It->second);
+    return Keys;
+  }
+  std::optional<Blocker> hostDescriptorAt(const CallExpr *Copy, const Stmt *CopyTop,
+                                          const Stmt *Launch, const Stmt *Named,
+                                          const FunctionDecl *Fn, SourceLocation ArgLoc,
+                                          llvm::StringRef CopiedInto,
+                                          std::string &HostDescriptor);
+  void analyzePointerLaunches(const VarDecl *V, const FunctionDecl *Fn,
+                              const std::vector<const CUDAKernelCallExpr *> &Calls);
+  bool pointerTargets(const Expr *E, std::vector<const DeclRefExpr *> &Targets);
   /// H6: an upload helper that encodes, allocates, copies and returns the
   /// device pointer, and the variables its callers keep it in. Decided once
   /// per helper; the group is one pseudo device buffer whose users are every
@@ -471,6 +522,12 @@ public:
     if (!Stack.empty())
       if (std::optional<KernelLaunch> L = asLaunch(CE))
         A.Launches.push_back({*L, Stack.back()});
+    if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(CE); KC && !Stack.empty())
+      if (const VarDecl *V = functionPointerCallee(KC)) {
+        auto &Entry = A.PointerLaunches[V];
+        Entry.first = Stack.back();
+        Entry.second.push_back(KC);
+      }
     std::string Name = calleeName(CE);
     if (!Stack.empty() && arrayLaunchApi(driverBaseName(Name)))
       A.ArrayLaunchCalls.push_back({CE, Stack.back()});
@@ -480,9 +537,16 @@ public:
     }
     return true;
   }
+  bool VisitVarDecl(VarDecl *V) {
+    if (isConstantDescriptor(V))
+      A.ConstantRefs[V->getCanonicalDecl()]; // known even when unused
+    return true;
+  }
   bool VisitDeclRefExpr(DeclRefExpr *R) {
+    if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); isConstantDescriptor(V))
+      A.ConstantRefs[V->getCanonicalDecl()].push_back({R, Stack.empty() ? nullptr : Stack.back()});
     auto *FD = dyn_cast<FunctionDecl>(R->getDecl());
-    if (isKernel(FD) && !descriptorParamIndexes(FD).empty())
+    if (isKernel(FD))
       A.KernelRefs.push_back({R, Stack.empty() ? nullptr : Stack.back()});
     if (FD && !isKernel(FD) && isDescriptorPointer(FD->getReturnType()))
       A.UploadRefs[FD->getCanonicalDecl()].push_back({R, Stack.empty() ? nullptr : Stack.back()});
@@ -1375,6 +1439,19 @@ DeviceBuffer &PassAnalyzer::bufferFacts(const VarDecl *V, const FunctionDecl *Fn
         U.Kind = HostUseKind::Launch;
         U.What = "launch of '" + patternOf(Slot->second.first)->getQualifiedNameAsString() + "'";
         U.ParamKey = paramKey(Slot->second.first, Slot->second.second);
+      } else if (auto PL = PointerTargets.find(dyn_cast_or_null<CUDAKernelCallExpr>(P));
+                 P && PL != PointerTargets.end()) {
+        // One launch of each kernel the pointer may hold (K4).
+        for (unsigned I = 0; I < PL->first->getNumArgs(); ++I)
+          if (PL->first->getArg(I) == Cur && !AddrTaken)
+            for (const FunctionDecl *K : PL->second)
+              if (I < K->getNumParams() && isDescriptorPointer(K->getParamDecl(I)->getType())) {
+                if (U.Kind == HostUseKind::Launch)
+                  B.Uses.push_back(U);
+                U.Kind = HostUseKind::Launch;
+                U.What = "launch of '" + patternOf(K)->getQualifiedNameAsString() + "'";
+                U.ParamKey = paramKey(K, I);
+              }
       } else if (std::optional<KernelLaunch> KL = asLaunch(P)) {
         const FunctionDecl *K = KL->Kernel;
         for (unsigned I = 0; I < KL->Args.size(); ++I)
@@ -1591,7 +1668,11 @@ void PassAnalyzer::resolveArrayLaunch(const CallExpr *CE, const FunctionDecl *Fn
     K = dyn_cast<FunctionDecl>(KR->getDecl());
     Sym = KR;
   }
-  if (!isKernel(K) || descriptorParamIndexes(K).empty())
+  // A kernel that gains a parameter from a __constant__ descriptor cannot
+  // get it through an array this tool does not extend: its reference stays
+  // unaccepted, and blocks.
+  if (!isKernel(K) || descriptorParamIndexes(K).empty() ||
+      ConstantParamKeys.count(patternOf(K)))
     return;
   AcceptedKernelRefs.insert(Sym);
   std::string KernelName = patternOf(K)->getQualifiedNameAsString();
@@ -2115,115 +2196,657 @@ void PassAnalyzer::analyzeLaunchArg(const KernelLaunch &KL, unsigned Index,
       }
     if (Blocked)
       continue;
-    const Expr *Src = Reaching->Call->getArg(1)->IgnoreParenImpCasts();
-    while (const auto *EC = dyn_cast<ExplicitCastExpr>(Src))
-      Src = EC->getSubExpr()->IgnoreParenImpCasts();
-    const auto *Addr = dyn_cast<UnaryOperator>(Src);
-    const Expr *HostLV = Addr && Addr->getOpcode() == UO_AddrOf ? Addr->getSubExpr() : nullptr;
-    const VarDecl *H = HostLV && isTensorMapRecord(HostLV->getType())
-                           ? simpleLValueRoot(HostLV, Ctx)
-                           : nullptr;
-    // H3: the descriptor is staged behind a host pointer (a parameter, or
-    // pinned/heap memory): the launch passes '*staged'.
-    bool Staged = false;
-    if (!H)
-      if (const auto *PR = dyn_cast<DeclRefExpr>(Src))
-        if (const auto *PV = dyn_cast<VarDecl>(PR->getDecl());
-            PV && isDescriptorPointer(PV->getType()) &&
-            (PV->hasLocalStorage() || isa<ParmVarDecl>(PV)) && !PV->isStaticLocal()) {
-          H = PV;
-          Staged = true;
-        }
-    if (!H) {
-      Refuse(DiagID::HostNotTraceable,
-             "the copy into '" + V->getNameAsString() + "' reads '" + spelled(Src) +
-                 "', not the address of a host CUtensorMap variable",
-             Reaching->Call->getBeginLoc());
+    std::string HostDescriptor;
+    if (std::optional<Blocker> Why =
+            hostDescriptorAt(Reaching->Call, Reaching->Top, Launch,
+                             KL.ArgsDecl ? KL.ArgsDecl : Launch, Fn, Arg->getBeginLoc(),
+                             V->getNameAsString(), HostDescriptor)) {
+      LS.Blockers.push_back(std::move(*Why));
+      Out.Launches.push_back(LS);
       continue;
     }
-    if (!H->hasLocalStorage() && !isa<ParmVarDecl>(H)) {
-      Refuse(DiagID::HostNotTraceable,
-             "host descriptor '" + H->getNameAsString() +
-                 "' is not local to '" + Fn->getQualifiedNameAsString() +
-                 "'; other code may change it",
-             Reaching->Call->getBeginLoc());
-      continue;
-    }
-    // The launch must be able to name it.
-    if (!isa<ParmVarDecl>(H)) {
-      // An argument array names the descriptor where it is declared.
-      const Stmt *Named = KL.ArgsDecl ? KL.ArgsDecl : Launch;
-      const Stmt *Decl = declStmtOf(H, Fn);
-      const Stmt *Scope = Decl ? parent(Fn, Decl) : nullptr;
-      if (!Scope || !isAncestor(Scope, Named, Fn) ||
-          offsetOf(Decl->getBeginLoc()) > offsetOf(Named->getBeginLoc())) {
-        Refuse(DiagID::HostNotTraceable,
-               "host descriptor '" + H->getNameAsString() + "' is not in scope at the launch",
-               Arg->getBeginLoc(), CopyNote);
-        continue;
-      }
-    }
-    // It must still hold the copied value at the launch.
-    auto HRefs = index(Fn).Refs.find(H);
-    if (HRefs != index(Fn).Refs.end())
-      for (const DeclRefExpr *R : HRefs->second) {
-        HostRefKind RK = classifyHostRef(R, *index(Fn).PM);
-        if (RK == HostRefKind::AddressEscapes) {
-          Refuse(DiagID::HostNotTraceable,
-                 "the address of host descriptor '" + H->getNameAsString() +
-                     "' is kept here; changes through it cannot be followed",
-                 R->getBeginLoc(), CopyNote);
-          Blocked = true;
-          break;
-        }
-        if (RK == HostRefKind::Write && between(Reaching->Top, Launch, R, Fn)) {
-          Refuse(DiagID::HostNotTraceable,
-                 "host descriptor '" + H->getNameAsString() +
-                     "' is modified between the copy and the launch; by value the kernel "
-                     "would see the new contents",
-                 R->getBeginLoc(), CopyNote);
-          Blocked = true;
-          break;
-        }
-      }
-    if (Blocked)
-      continue;
-    if (Staged) {
-      // What '*staged' points to may change through any code that can reach
-      // it: between the copy and the launch only the CUDA runtime may run,
-      // and nothing may name the pointer.
-      llvm::SmallVector<const Stmt *, 64> Work{Fn->getBody()};
-      while (!Work.empty() && !Blocked) {
-        const Stmt *S = Work.pop_back_val();
-        if (!S)
-          continue;
-        for (const Stmt *C : S->children())
-          Work.push_back(C);
-        const auto *Call = dyn_cast<CallExpr>(S);
-        if (!Call || Call == Reaching->Call || Call == CE || !between(Reaching->Top, Launch, Call, Fn))
-          continue;
-        std::string Name = calleeName(Call);
-        bool NamesIt = llvm::any_of(Call->arguments(), [&](const Expr *A) {
-          const auto *D = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
-          return D && D->getDecl() == H;
-        });
-        if (NamesIt || !llvm::StringRef(Name).starts_with("cuda")) {
-          Refuse(DiagID::HostNotTraceable,
-                 "'" + (Name.empty() ? spelled(Call) : Name) +
-                     "' runs between the copy and the launch and may change '*" +
-                     H->getNameAsString() + "'",
-                 Call->getBeginLoc(), CopyNote);
-          Blocked = true;
-        }
-      }
-      if (Blocked)
-        continue;
-    }
-    LS.HostDescriptor = Staged ? "*" + spelled(Src) : spelled(HostLV);
+    LS.HostDescriptor = HostDescriptor;
     LS.Edits.push_back(ST.replace(*ArgRange, LS.HostDescriptor));
     llvm::append_range(LS.Edits, Extra);
     Out.Launches.push_back(std::move(LS));
   }
+}
+
+/// The host descriptor that \p Copy reads (`&h`, or a staged pointer `p`),
+/// and the proof that \p Launch may pass it by value instead: it is local,
+/// in scope at \p Named, and nothing changes it between the copy and the
+/// launch. On success \p HostDescriptor is what the launch passes (`h`,
+/// `*p`).
+std::optional<Blocker> PassAnalyzer::hostDescriptorAt(
+    const CallExpr *Copy, const Stmt *CopyTop, const Stmt *Launch, const Stmt *Named,
+    const FunctionDecl *Fn, SourceLocation ArgLoc, llvm::StringRef CopiedInto,
+    std::string &HostDescriptor) {
+  std::vector<Note> CopyNote{{"copied here", ST.point(Copy->getBeginLoc())}};
+  const Expr *Src = Copy->getArg(1)->IgnoreParenImpCasts();
+  while (const auto *EC = dyn_cast<ExplicitCastExpr>(Src))
+    Src = EC->getSubExpr()->IgnoreParenImpCasts();
+  const auto *Addr = dyn_cast<UnaryOperator>(Src);
+  const Expr *HostLV = Addr && Addr->getOpcode() == UO_AddrOf ? Addr->getSubExpr() : nullptr;
+  const VarDecl *H = HostLV && isTensorMapRecord(HostLV->getType())
+                         ? simpleLValueRoot(HostLV, Ctx)
+                         : nullptr;
+  // H3: the descriptor is staged behind a host pointer (a parameter, or
+  // pinned/heap memory): the launch passes '*staged'.
+  bool Staged = false;
+  if (!H)
+    if (const auto *PR = dyn_cast<DeclRefExpr>(Src))
+      if (const auto *PV = dyn_cast<VarDecl>(PR->getDecl());
+          PV && isDescriptorPointer(PV->getType()) &&
+          (PV->hasLocalStorage() || isa<ParmVarDecl>(PV)) && !PV->isStaticLocal()) {
+        H = PV;
+        Staged = true;
+      }
+  if (!H) {
+    return Blocker{DiagID::HostNotTraceable,
+                   "the copy into '" + CopiedInto.str() + "' reads '" + spelled(Src) +
+                       "', not the address of a host CUtensorMap variable",
+                   ST.point(Copy->getBeginLoc()), {}};
+  }
+  if (!H->hasLocalStorage() && !isa<ParmVarDecl>(H)) {
+    return Blocker{DiagID::HostNotTraceable,
+                   "host descriptor '" + H->getNameAsString() + "' is not local to '" +
+                       Fn->getQualifiedNameAsString() + "'; other code may change it",
+                   ST.point(Copy->getBeginLoc()), {}};
+  }
+  // The launch must be able to name it.
+  if (!isa<ParmVarDecl>(H)) {
+    // An argument array names the descriptor where it is declared.
+    const Stmt *Decl = declStmtOf(H, Fn);
+    const Stmt *Scope = Decl ? parent(Fn, Decl) : nullptr;
+    if (!Scope || !isAncestor(Scope, Named, Fn) ||
+        offsetOf(Decl->getBeginLoc()) > offsetOf(Named->getBeginLoc())) {
+      return Blocker{DiagID::HostNotTraceable,
+                     "host descriptor '" + H->getNameAsString() + "' is not in scope at the launch",
+                     ST.point(ArgLoc), CopyNote};
+    }
+  }
+  // It must still hold the copied value at the launch.
+  auto HRefs = index(Fn).Refs.find(H);
+  if (HRefs != index(Fn).Refs.end())
+    for (const DeclRefExpr *R : HRefs->second) {
+      HostRefKind RK = classifyHostRef(R, *index(Fn).PM);
+      if (RK == HostRefKind::AddressEscapes) {
+        return Blocker{DiagID::HostNotTraceable,
+                       "the address of host descriptor '" + H->getNameAsString() +
+                           "' is kept here; changes through it cannot be followed",
+                       ST.point(R->getBeginLoc()), CopyNote};
+      }
+      if (RK == HostRefKind::Write && between(CopyTop, Launch, R, Fn))
+        return Blocker{DiagID::HostNotTraceable,
+                       "host descriptor '" + H->getNameAsString() +
+                           "' is modified between the copy and the launch; by value the "
+                           "kernel would see the new contents",
+                       ST.point(R->getBeginLoc()), CopyNote};
+    }
+  if (Staged) {
+    // What '*staged' points to may change through any code that can reach
+    // it: between the copy and the launch only the CUDA runtime may run,
+    // and nothing may name the pointer.
+    llvm::SmallVector<const Stmt *, 64> Work{Fn->getBody()};
+    while (!Work.empty()) {
+      const Stmt *S = Work.pop_back_val();
+      if (!S)
+        continue;
+      for (const Stmt *C : S->children())
+        Work.push_back(C);
+      const auto *Call = dyn_cast<CallExpr>(S);
+      if (!Call || Call == Copy || Call == Launch || !between(CopyTop, Launch, Call, Fn))
+        continue;
+      std::string Name = calleeName(Call);
+      bool NamesIt = llvm::any_of(Call->arguments(), [&](const Expr *A) {
+        const auto *D = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
+        return D && D->getDecl() == H;
+      });
+      if (NamesIt || !llvm::StringRef(Name).starts_with("cuda"))
+        return Blocker{DiagID::HostNotTraceable,
+                       "'" + (Name.empty() ? spelled(Call) : Name) +
+                           "' runs between the copy and the launch and may change '*" +
+                           H->getNameAsString() + "'",
+                       ST.point(Call->getBeginLoc()), CopyNote};
+    }
+  }
+  HostDescriptor = Staged ? "*" + spelled(Src) : spelled(HostLV);
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// `__constant__ CUtensorMap c_map;` filled by cudaMemcpyToSymbol before each
+// launch: each kernel that reads it gains a `const __grid_constant__
+// CUtensorMap c_map` parameter (first), which its body then names instead,
+// and each launch passes the host descriptor that was copied.
+
+void PassAnalyzer::analyzeConstantDescriptors() {
+  // What is known of each symbol before any kernel is decided.
+  struct SymbolCopy {
+    const CallExpr *Call;
+    const Stmt *Top;
+  };
+  struct Symbol {
+    const VarDecl *V;
+    std::string Name, Type;
+    DeviceBuffer Buf;
+    std::vector<Blocker> Everyone; // blocks the parameter of every kernel
+    std::map<const FunctionDecl *, std::vector<SymbolCopy>> Copies;
+    std::map<const FunctionDecl *, std::vector<const DeclRefExpr *>> KernelRefsTo;
+  };
+  std::vector<Symbol> Symbols;
+  // Kernel patterns, each with the symbols it reads (in declaration order).
+  std::vector<std::pair<const FunctionDecl *, std::vector<size_t>>> Readers;
+  auto ReaderOf = [&](const FunctionDecl *K) -> std::vector<size_t> & {
+    for (auto &[R, Syms] : Readers)
+      if (R == K)
+        return Syms;
+    Readers.push_back({K, {}});
+    return Readers.back().second;
+  };
+  for (auto &[V, Refs] : ConstantRefs) {
+    Symbols.emplace_back();
+    Symbol &S = Symbols.back();
+    S.V = V;
+    S.Name = V->getNameAsString();
+    const VarDecl *Def = V->getDefinition() ? V->getDefinition() : V;
+    SourcePoint DefAt = ST.point(Def->getLocation());
+    S.Buf.Key = "constant:" + DefAt.File + ":" + std::to_string(DefAt.Offset);
+    S.Buf.Name = S.Name;
+    S.Buf.Where = DefAt;
+    // The type as its declaration spells it (an alias stays an alias).
+    S.Type = "CUtensorMap";
+    if (TypeSourceInfo *TSI = Def->getTypeSourceInfo())
+      if (std::optional<CharSourceRange> R = ST.fileRange(TSI->getTypeLoc().getSourceRange()))
+        S.Type = ST.text(*R);
+
+    // The declaration goes when everything else does; one declaration only
+    // (an `extern` one elsewhere is code this run may not see).
+    HostUse DeclUse;
+    DeclUse.Kind = HostUseKind::Declaration;
+    DeclUse.Where = DefAt;
+    DeclUse.What = "declaration of '" + S.Name + "'";
+    SourceLocation Begin = Def->getSourceRange().getBegin();
+    if (const auto *A = Def->getAttr<CUDAConstantAttr>()) {
+      SourceLocation AL = ST.SM.getExpansionLoc(A->getLocation());
+      if (AL.isValid() && ST.SM.isBeforeInTranslationUnit(AL, Begin))
+        Begin = AL;
+    }
+    // Default-initialised only (a class type has an implicit constructor
+    // call): an initialiser would be a value the copies do not explain.
+    const auto *Init = dyn_cast_or_null<CXXConstructExpr>(Def->getInit());
+    bool Plain = !Def->getInit() || (Init && Init->getNumArgs() == 0 &&
+                                     Init->getConstructor()->isTrivial());
+    if (llvm::range_size(V->redecls()) == 1 && Plain && !ST.inSystemHeader(Def->getLocation()))
+      if (std::optional<TextEdit> E = ST.removeStatement(SourceRange(Begin, Def->getEndLoc()))) {
+        // A declaration between two blank lines takes one of them along.
+        llvm::StringRef Text = ST.SM.getBufferData(ST.SM.getFileID(ST.SM.getExpansionLoc(Begin)));
+        size_t End = E->Offset + E->Length;
+        if (E->Offset >= 2 && Text.substr(E->Offset - 2, 2) == "\n\n" && End < Text.size() &&
+            Text[End] == '\n' && Text[End - 1] == '\n')
+          ++E->Length;
+        DeclUse.Removal.push_back(*E);
+      }
+    if (DeclUse.Removal.empty())
+      DeclUse.Kind = HostUseKind::Other;
+    S.Buf.Uses.push_back(std::move(DeclUse));
+
+    for (const auto &[R, Fn] : Refs) {
+      if (!Fn) {
+        S.Everyone.push_back({DiagID::HostNotTraceable,
+                              "'" + S.Name + "' is named outside any function here",
+                              ST.point(R->getBeginLoc()), {}});
+        continue;
+      }
+      if (isKernel(Fn)) {
+        std::vector<size_t> &Syms = ReaderOf(patternOf(Fn));
+        if (!llvm::is_contained(Syms, Symbols.size() - 1))
+          Syms.push_back(Symbols.size() - 1);
+        if (Fn->doesThisDeclarationHaveABody() && !Fn->isDependentContext())
+          S.KernelRefsTo[Fn].push_back(R);
+        continue;
+      }
+      if (inUnevaluatedOperand(R, Fn))
+        continue;
+      if (Fn->hasAttr<CUDADeviceAttr>()) {
+        S.Everyone.push_back({DiagID::Escapes,
+                              "'" + S.Name + "' is read in device function '" +
+                                  Fn->getQualifiedNameAsString() +
+                                  "', which would need the descriptor passed to it",
+                              ST.point(R->getBeginLoc()), {}});
+        continue;
+      }
+      // Host code: only whole-descriptor copies from the host into it.
+      const Stmt *Cur = R, *P = parent(Fn, R);
+      while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P) ||
+                   (isa<UnaryOperator>(P) && cast<UnaryOperator>(P)->getOpcode() == UO_AddrOf))) {
+        Cur = P;
+        P = parent(Fn, P);
+      }
+      const auto *Call = dyn_cast_or_null<CallExpr>(P);
+      std::string Callee = Call ? calleeName(Call) : "";
+      bool WholeCopy = false;
+      if (Call && (Callee == "cudaMemcpyToSymbol" || Callee == "cudaMemcpyToSymbolAsync") &&
+          Call->getNumArgs() >= 3 && Call->getArg(0) == Cur) {
+        auto IntArg = [&](unsigned I, int64_t Default) -> std::optional<int64_t> {
+          if (I >= Call->getNumArgs() || isa<CXXDefaultArgExpr>(Call->getArg(I)))
+            return Default;
+          Expr::EvalResult E;
+          if (!Call->getArg(I)->EvaluateAsInt(E, Ctx))
+            return std::nullopt;
+          return E.Val.getInt().getExtValue();
+        };
+        std::optional<int64_t> Size = IntArg(2, -1), Offset = IntArg(3, 0), Kind = IntArg(4, 1);
+        WholeCopy = Size == 128 && Offset == 0 && (Kind == 1 || Kind == 4);
+      }
+      HostUse U;
+      U.Where = ST.point(R->getBeginLoc());
+      if (!WholeCopy) {
+        U.Kind = HostUseKind::Other;
+        U.What = "use of '" + S.Name + "'";
+        S.Buf.Uses.push_back(std::move(U));
+        // Its contents could come from this use: by value a kernel would
+        // not see them.
+        S.Everyone.push_back({DiagID::HostNotTraceable,
+                              "'" + S.Name +
+                                  "' is used here other than by a cudaMemcpyToSymbol of a "
+                                  "whole descriptor from the host",
+                              ST.point(R->getBeginLoc()), {}});
+        continue;
+      }
+      U.Kind = HostUseKind::Copy;
+      U.What = Callee;
+      U.Removal = removeHostCall(Call, Fn);
+      S.Copies[Fn].push_back({Call, topStatement(Call, Fn)});
+      S.Buf.Uses.push_back(std::move(U));
+    }
+  }
+
+  auto KeyOf = [&](const FunctionDecl *K, const Symbol &S) {
+    return usrOf(K) + "#constant:" + S.Name;
+  };
+  // In source order, whatever the order of the map above.
+  std::vector<size_t> Order(Symbols.size());
+  for (size_t I = 0; I < Order.size(); ++I)
+    Order[I] = I;
+  llvm::sort(Order, [&](size_t A, size_t B) { return Symbols[A].Buf.Where < Symbols[B].Buf.Where; });
+  for (auto &[K, Syms] : Readers)
+    llvm::sort(Syms, [&](size_t A, size_t B) {
+      return llvm::find(Order, A) < llvm::find(Order, B);
+    });
+  for (auto &[K, Syms] : Readers) {
+    // One edit per declaration inserts every new parameter, shared by all
+    // of them (they are tied: one list, all or nothing).
+    std::string NewParams;
+    std::vector<std::string> Keys;
+    for (size_t I : Syms) {
+      NewParams += "const __grid_constant__ " + Symbols[I].Type + " " + Symbols[I].Name;
+      if (I != Syms.back())
+        NewParams += ", ";
+      Keys.push_back(KeyOf(K, Symbols[I]));
+    }
+    ConstantParamKeys[K] = Keys;
+    if (Keys.size() > 1)
+      Out.TiedParams.push_back({Keys, {"'" + K->getQualifiedNameAsString() +
+                                           "' gains these parameters together",
+                                       ST.point(K->getLocation())}});
+    std::vector<TextEdit> Signature;
+    std::vector<Blocker> SignatureBlockers;
+    for (const FunctionDecl *Redecl : K->redecls()) {
+      TypeSourceInfo *TSI = Redecl->getTypeSourceInfo();
+      auto FTL = TSI ? TSI->getTypeLoc().getAsAdjusted<FunctionTypeLoc>() : FunctionTypeLoc();
+      SourceLocation L = FTL ? FTL.getLParenLoc() : SourceLocation();
+      SourceLocation RP = FTL ? FTL.getRParenLoc() : SourceLocation();
+      if (!L.isFileID() || !RP.isFileID() || ST.inSystemHeader(Redecl->getLocation())) {
+        SignatureBlockers.push_back({DiagID::Declaration,
+                                     "the parameter list of this declaration of '" +
+                                         K->getQualifiedNameAsString() + "' cannot be edited",
+                                     ST.point(Redecl->getLocation()), {}});
+        continue;
+      }
+      if (Redecl->getNumParams() > 0)
+        Signature.push_back(ST.insertBefore(L.getLocWithOffset(1), NewParams + ", "));
+      else // `()` or `(void)`: the list becomes the new parameters.
+        Signature.push_back(
+            ST.replace(CharSourceRange::getCharRange(L.getLocWithOffset(1), RP), NewParams));
+    }
+    for (size_t I : Syms) {
+      Symbol &S = Symbols[I];
+      ParamSlot[KeyOf(K, S)] = Out.Params.size();
+      Out.Params.emplace_back();
+      DescriptorParam &DP = Out.Params.back();
+      DP.Key = KeyOf(K, S);
+      DP.KernelName = K->getQualifiedNameAsString();
+      DP.ParamName = S.Name;
+      DP.FromConstant = true;
+      DP.Where = ST.point(K->getLocation());
+      DP.ExternallyVisible = K->isExternallyVisible();
+      DP.Edits = Signature;
+      DP.Blockers = SignatureBlockers;
+      llvm::append_range(DP.Blockers, S.Everyone);
+    }
+  }
+
+  // Uses in each kernel's body: the address goes to TMA instructions and
+  // read-only helpers (the fences on it go), or the value is read.
+  for (Symbol &S : Symbols)
+    for (auto &[Fn, Refs] : S.KernelRefsTo) {
+      DescriptorParam &DP = Out.Params[ParamSlot[KeyOf(patternOf(Fn), S)]];
+      DP.DefinitionSeen = true;
+      DP.ReliesOn.push_back(spanOf(Fn));
+      UseSink Sink;
+      for (const DeclRefExpr *R : Refs) {
+        if (inUnevaluatedOperand(R, Fn))
+          continue;
+        const Stmt *P = parent(Fn, R);
+        while (P && isa<ParenExpr>(P))
+          P = parent(Fn, P);
+        if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P);
+            UO && UO->getOpcode() == UO_AddrOf) {
+          walkValue(UO, Fn, 0, nullptr, ValueMode::Pointer, Sink);
+          continue;
+        }
+        if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
+            IC && IC->getCastKind() == CK_LValueToRValue)
+          continue;
+        if (const auto *CC = dyn_cast_or_null<CXXConstructExpr>(P);
+            CC && CC->getConstructor()->isCopyOrMoveConstructor())
+          continue;
+        block(Sink, DiagID::Escapes,
+              "'" + S.Name + "' is used in a way that cannot be followed (" +
+                  (P ? std::string(P->getStmtClassName()) : std::string("?")) + ")",
+              R->getBeginLoc());
+      }
+      llvm::append_range(DP.Edits, Sink.Edits);
+      llvm::append_range(DP.FencesRemoved, Sink.Fences);
+      llvm::append_range(DP.Blockers, Sink.Blockers);
+      llvm::append_range(DP.ReliesOn, Sink.ReliesOn);
+      // 128 more bytes of parameters per symbol.
+      uint64_t Bytes = 128 * ConstantParamKeys[patternOf(Fn)].size();
+      bool Known = true;
+      for (const ParmVarDecl *PV : Fn->parameters()) {
+        QualType T = PV->getType();
+        if (isDescriptorPointer(T))
+          T = T->getPointeeType().getUnqualifiedType();
+        if (T->isDependentType() || T->isIncompleteType()) {
+          Known = false;
+          break;
+        }
+        TypeInfoChars TI = Ctx.getTypeInfoInChars(T);
+        uint64_t Align = std::max<uint64_t>(1, TI.Align.getQuantity());
+        Bytes = (Bytes + Align - 1) / Align * Align + TI.Width.getQuantity();
+      }
+      if (Known && Bytes > Opts.ParamSpaceLimit)
+        DP.Blockers.push_back({DiagID::ParamSpace,
+                               "by value, the parameters of '" + DP.KernelName +
+                                   "' would take " + std::to_string(Bytes) +
+                                   " bytes, above the " + std::to_string(Opts.ParamSpaceLimit) +
+                                   "-byte limit",
+                               ST.point(Fn->getLocation()), {}});
+    }
+
+  // Each launch of a reader passes, for each symbol, the descriptor the copy
+  // before it put there; one edit inserts them all.
+  for (auto &[KL, Fn] : Launches) {
+    const FunctionDecl *K = patternOf(KL.Kernel);
+    auto Reader = llvm::find_if(Readers, [&](const auto &R) { return R.first == K; });
+    if (Reader == Readers.end())
+      continue;
+    std::vector<LaunchSite> Sites;
+    std::string Hosts;
+    bool AllTraced = true;
+    for (size_t I : Reader->second) {
+      Symbol &S = Symbols[I];
+      LaunchSite LS;
+      LS.ParamKey = KeyOf(K, S);
+      LS.KernelName = K->getQualifiedNameAsString();
+      LS.Where = ST.point(KL.E->getBeginLoc());
+      LS.ReliesOn.push_back(spanOf(Fn));
+      LS.BufferKey = S.Buf.Key;
+      HostUse LU;
+      LU.Kind = HostUseKind::Launch;
+      LU.Where = LS.Where;
+      LU.What = "launch of '" + LS.KernelName + "'";
+      LU.ParamKey = LS.ParamKey;
+      S.Buf.Uses.push_back(LU);
+      auto Refuse = [&](DiagID ID, std::string Msg, SourceLocation L,
+                        std::vector<Note> Notes = {}) {
+        LS.Blockers.push_back({ID, std::move(Msg), ST.point(L), std::move(Notes)});
+      };
+      const SymbolCopy *Reaching = nullptr;
+      if (Fn->hasAttr<CUDAGlobalAttr>() || Fn->hasAttr<CUDADeviceAttr>()) {
+        Refuse(DiagID::LaunchNotRewritable, "'" + LS.KernelName + "' is launched from device code",
+               KL.E->getBeginLoc());
+      } else if (KL.ArgsDecl) {
+        Refuse(DiagID::LaunchNotRewritable,
+               "an argument array cannot gain the descriptor of '" + S.Name + "'",
+               KL.E->getBeginLoc());
+      } else {
+        for (const SymbolCopy &C : S.Copies[Fn]) {
+          if (!runsWhenReached(C.Call, C.Top, Fn))
+            continue;
+          const Stmt *Block = parent(Fn, C.Top);
+          if (!Block || !isAncestor(Block, KL.E, Fn) || isAncestor(C.Top, KL.E, Fn) ||
+              offsetOf(C.Top->getEndLoc()) >= offsetOf(KL.E->getBeginLoc()))
+            continue;
+          if (!Reaching || offsetOf(C.Top->getBeginLoc()) > offsetOf(Reaching->Top->getBeginLoc()))
+            Reaching = &C;
+        }
+        if (!Reaching)
+          Refuse(DiagID::HostNotTraceable,
+                 "no cudaMemcpyToSymbol of a host descriptor into '" + S.Name +
+                     "' reaches this launch in '" + Fn->getQualifiedNameAsString() + "'",
+                 KL.E->getBeginLoc());
+      }
+      if (Reaching) {
+        std::vector<Note> CopyNote{{"copied here", ST.point(Reaching->Call->getBeginLoc())}};
+        for (const SymbolCopy &C : S.Copies[Fn])
+          if (&C != Reaching && between(Reaching->Top, KL.E, C.Call, Fn) && LS.Blockers.empty())
+            Refuse(DiagID::HostNotTraceable,
+                   "'" + S.Name + "' is copied again between the copy and the launch",
+                   C.Call->getBeginLoc(), CopyNote);
+        std::string Host;
+        if (LS.Blockers.empty()) {
+          if (std::optional<Blocker> Why = hostDescriptorAt(
+                  Reaching->Call, Reaching->Top, KL.E, KL.E, Fn, KL.E->getBeginLoc(), S.Name,
+                  Host))
+            LS.Blockers.push_back(std::move(*Why));
+          else
+            LS.HostDescriptor = Host;
+        }
+      }
+      AllTraced &= LS.Blockers.empty();
+      if (!Hosts.empty())
+        Hosts += ", ";
+      Hosts += LS.HostDescriptor;
+      Sites.push_back(std::move(LS));
+    }
+    // The new first arguments: before the first one, or alone before ')'.
+    std::optional<TextEdit> Insert;
+    if (AllTraced) {
+      const auto *Call = cast<CallExpr>(KL.E);
+      unsigned First = KL.Form == "cudaLaunchKernelEx" ? 2 : 0;
+      if (Call->getNumArgs() > First) {
+        if (std::optional<CharSourceRange> R =
+                ST.fileRange(Call->getArg(First)->getSourceRange()))
+          Insert = ST.insertBefore(R->getBegin(), Hosts + ", ");
+      } else if (Call->getRParenLoc().isFileID()) {
+        Insert = ST.insertBefore(Call->getRParenLoc(), First ? ", " + Hosts : Hosts);
+      }
+    }
+    for (LaunchSite &LS : Sites) {
+      if (AllTraced && !Insert)
+        LS.Blockers.push_back({DiagID::InMacro,
+                               "the launch's arguments are spelled inside a macro body",
+                               ST.point(KL.E->getBeginLoc()), {}});
+      else if (Insert)
+        LS.Edits.push_back(*Insert);
+      Out.Launches.push_back(std::move(LS));
+    }
+  }
+  for (Symbol &S : Symbols)
+    Out.Buffers.push_back(std::move(S.Buf));
+}
+
+/// The kernels \p E may evaluate to: kernel names, `&kernel`, and
+/// conditionals over them; a null pointer adds none. False for anything else.
+bool PassAnalyzer::pointerTargets(const Expr *E, std::vector<const DeclRefExpr *> &Targets) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
+    E = UO->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E))
+    return pointerTargets(CO->getTrueExpr(), Targets) &&
+           pointerTargets(CO->getFalseExpr(), Targets);
+  if (E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
+    return true;
+  const auto *R = dyn_cast<DeclRefExpr>(E);
+  if (!R || !isKernel(dyn_cast<FunctionDecl>(R->getDecl())))
+    return false;
+  Targets.push_back(R);
+  return true;
+}
+
+void PassAnalyzer::analyzePointerLaunches(const VarDecl *V, const FunctionDecl *Fn,
+                                          const std::vector<const CUDAKernelCallExpr *> &Calls) {
+  // Every value the variable can hold must be seen: a local variable set
+  // only by its initialiser and by assignments of kernels, used only to
+  // launch. Then each launch is a launch of every one of those kernels.
+  std::vector<const DeclRefExpr *> Targets;
+  std::optional<std::pair<std::string, SourceLocation>> Why;
+  std::string VName = V->getNameAsString();
+  if (V->getInit() && !pointerTargets(V->getInit(), Targets))
+    Why = {"it is initialised with '" + spelled(V->getInit()) + "', which is not a kernel",
+           V->getInit()->getBeginLoc()};
+  if (isa<ParmVarDecl>(V) || !V->hasLocalStorage() || V->isStaticLocal())
+    Why = {"it is not a local variable of '" + Fn->getQualifiedNameAsString() +
+               "', so not every kernel it may point to is seen",
+           V->getLocation()};
+  for (const DeclRefExpr *R : index(Fn).Refs[V]) {
+    if (Why)
+      break;
+    const Stmt *Cur = R, *P = parent(Fn, R);
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) ||
+                 (isa<UnaryOperator>(P) && cast<UnaryOperator>(P)->getOpcode() == UO_Deref))) {
+      Cur = P;
+      P = parent(Fn, P);
+    }
+    if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(P);
+        KC && KC->getCallee() == Cur && llvm::is_contained(Calls, KC))
+      continue;
+    if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+        BO && BO->getOpcode() == BO_Assign && BO->getLHS() == Cur) {
+      if (!pointerTargets(BO->getRHS(), Targets))
+        Why = {"it is assigned '" + spelled(BO->getRHS()) + "', which is not a kernel",
+               BO->getRHS()->getBeginLoc()};
+      continue;
+    }
+    Why = {"it is used here other than to launch a kernel, so not every kernel it may "
+           "point to is seen",
+           R->getBeginLoc()};
+  }
+  std::vector<const FunctionDecl *> Kernels;
+  for (const DeclRefExpr *T : Targets)
+    if (!llvm::is_contained(Kernels, cast<FunctionDecl>(T->getDecl())))
+      Kernels.push_back(cast<FunctionDecl>(T->getDecl()));
+  if (Kernels.empty())
+    return; // nothing known to point at: the references say the rest
+
+  // A written function type names the parameter's type: its '*' goes too.
+  std::vector<TextEdit> TypeEdits;
+  if (!Why && !V->getType()->getContainedAutoType()) {
+    TypeLoc TL = V->getTypeSourceInfo()->getTypeLoc();
+    for (;;) {
+      if (auto Q = TL.getAs<QualifiedTypeLoc>())
+        TL = Q.getUnqualifiedLoc();
+      else if (auto Ptr = TL.getAs<PointerTypeLoc>())
+        TL = Ptr.getPointeeLoc();
+      else if (auto Par = TL.getAs<ParenTypeLoc>())
+        TL = Par.getInnerLoc();
+      else
+        break;
+    }
+    auto FTL = TL.getAs<FunctionProtoTypeLoc>();
+    for (unsigned I : descriptorParamIndexes(Kernels.front())) {
+      const ParmVarDecl *P = FTL && I < FTL.getNumParams() ? FTL.getParam(I) : nullptr;
+      TypeLoc PTL = P && P->getTypeSourceInfo() ? P->getTypeSourceInfo()->getTypeLoc()
+                                                : TypeLoc();
+      while (PTL && PTL.getAs<QualifiedTypeLoc>())
+        PTL = PTL.getAs<QualifiedTypeLoc>().getUnqualifiedLoc();
+      auto Star = PTL ? PTL.getAs<PointerTypeLoc>() : PointerTypeLoc();
+      std::optional<CharSourceRange> R =
+          Star ? ST.fileRange(SourceRange(Star.getStarLoc(), Star.getStarLoc())) : std::nullopt;
+      if (!R || ST.inSystemHeader(V->getLocation())) {
+        Why = {"its type does not spell the kernel's parameter types where they can be "
+               "edited (declare it 'auto')",
+               V->getLocation()};
+        break;
+      }
+      // `const CUtensorMap *, float *` -> `const CUtensorMap, float *`, but
+      // `const CUtensorMap *map` -> `const CUtensorMap map`.
+      TextEdit Del = ST.replace(*R, "");
+      llvm::StringRef Buf = ST.SM.getBufferData(ST.SM.getFileID(R->getBegin()));
+      if (Del.Offset + Del.Length < Buf.size() &&
+          !clang::isAsciiIdentifierContinue(Buf[Del.Offset + Del.Length]))
+        while (Del.Offset > 0 && (Buf[Del.Offset - 1] == ' ' || Buf[Del.Offset - 1] == '\t')) {
+          --Del.Offset;
+          ++Del.Length;
+        }
+      TypeEdits.push_back(Del);
+    }
+  }
+
+  std::vector<Note> LaunchedAt;
+  for (const CUDAKernelCallExpr *KC : Calls)
+    LaunchedAt.push_back({"launched through '" + VName + "' here", ST.point(KC->getBeginLoc())});
+  for (const DeclRefExpr *T : Targets)
+    AcceptedKernelRefs.insert(T);
+  for (const FunctionDecl *K : Kernels)
+    if (ConstantParamKeys.count(patternOf(K)) && !Why)
+      Why = {"'" + patternOf(K)->getQualifiedNameAsString() +
+                 "' reads a __constant__ descriptor, which a launch through a pointer cannot "
+                 "pass",
+             V->getLocation()};
+  if (Why) {
+    // Each launch is a launch of each kernel, refused: it counts as one.
+    for (const FunctionDecl *K : Kernels)
+      for (unsigned I : descriptorParamIndexes(K))
+        for (const CUDAKernelCallExpr *KC : Calls) {
+          LaunchSite LS;
+          LS.ParamKey = paramKey(K, I);
+          LS.KernelName = patternOf(K)->getQualifiedNameAsString();
+          LS.Where = ST.point(KC->getBeginLoc());
+          LS.ReliesOn.push_back(spanOf(Fn));
+          LS.Blockers.push_back({DiagID::LaunchNotRewritable,
+                                 "'" + LS.KernelName +
+                                     "' is launched through the function pointer '" + VName +
+                                     "', and " + Why->first,
+                                 ST.point(Why->second), LaunchedAt});
+          Out.Launches.push_back(std::move(LS));
+        }
+    return;
+  }
+  for (const CUDAKernelCallExpr *KC : Calls)
+    PointerTargets[KC] = Kernels;
+  // Every kernel it may point to changes, or none: they share one type.
+  for (unsigned I : descriptorParamIndexes(Kernels.front())) {
+    std::vector<std::string> Keys;
+    for (const FunctionDecl *K : Kernels)
+      if (!llvm::is_contained(Keys, paramKey(K, I)))
+        Keys.push_back(paramKey(K, I));
+    Out.TiedParams.push_back({Keys, {"'" + VName + "' may point to each of these kernels",
+                                     ST.point(V->getLocation())}});
+  }
+  for (const CUDAKernelCallExpr *KC : Calls)
+    for (const FunctionDecl *K : Kernels) {
+      KernelLaunch KL;
+      KL.E = KC;
+      KL.Kernel = K;
+      KL.Args.assign(KC->arg_begin(), KC->arg_end());
+      KL.Form = "<<<>>>";
+      for (unsigned I : descriptorParamIndexes(K))
+        if (I < KL.Args.size())
+          analyzeLaunchArg(KL, I, Fn, 0, TypeEdits);
+    }
 }
 
 void PassAnalyzer::analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn) {
@@ -2270,12 +2893,12 @@ void PassAnalyzer::analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn
             return;
       }
   }
-  for (unsigned I : descriptorParamIndexes(K))
+  for (const std::string &Key : paramKeysOf(K))
     if (Fn)
-      Out.ParamSpans.push_back({paramKey(K, I), spanOf(Fn)});
-  for (unsigned I : descriptorParamIndexes(K))
+      Out.ParamSpans.push_back({Key, spanOf(Fn)});
+  for (const std::string &Key : paramKeysOf(K))
     Out.ParamBlockers.push_back(
-        {paramKey(K, I),
+        {Key,
          {DiagID::LaunchNotRewritable,
           "'" + patternOf(K)->getQualifiedNameAsString() +
               "' is used here other than in a direct <<<>>> launch (function pointer or "
@@ -2289,6 +2912,10 @@ PassFacts PassAnalyzer::run() {
   C.TraverseDecl(Ctx.getTranslationUnitDecl());
   for (const FunctionDecl *K : Kernels)
     analyzeKernel(K);
+  analyzeConstantDescriptors();
+  // Before any device buffer's uses are classified: they need the targets.
+  for (auto &[V, Where] : PointerLaunches)
+    analyzePointerLaunches(V, Where.first, Where.second);
   for (auto &[CE, Fn] : ArrayLaunchCalls)
     resolveArrayLaunch(CE, Fn);
   for (auto &[KL, Fn] : Launches)
@@ -2299,7 +2926,11 @@ PassFacts PassAnalyzer::run() {
   // cannot see: never rewrite one whose name (plain or mangled) may match.
   if (!NameLookups.empty()) {
     std::unique_ptr<MangleContext> Mangler(Ctx.createMangleContext());
-    for (const FunctionDecl *K : Kernels) {
+    std::vector<const FunctionDecl *> Named = Kernels;
+    for (auto &[K, Keys] : ConstantParamKeys)
+      if (!llvm::is_contained(Named, K))
+        Named.push_back(K);
+    for (const FunctionDecl *K : Named) {
       std::string Mangled;
       if (Mangler->shouldMangleDeclName(K)) {
         llvm::raw_string_ostream OS(Mangled);
@@ -2308,9 +2939,9 @@ PassFacts PassAnalyzer::run() {
       for (auto &[Name, CE] : NameLookups) {
         if (!Name.empty() && Name != K->getName() && Name != Mangled)
           continue;
-        for (unsigned I : descriptorParamIndexes(K))
+        for (const std::string &Key : paramKeysOf(K))
           Out.ParamBlockers.push_back(
-              {paramKey(K, I),
+              {Key,
                {DiagID::LaunchNotRewritable,
                 Name.empty() ? "a kernel is looked up by a name that is not a literal here; it "
                                "may be '" + patternOf(K)->getQualifiedNameAsString() + "'"

@@ -21,7 +21,7 @@ namespace tma {
 
 // --- the lock ------------------------------------------------------------------
 
-llvm::Expected<RootLock> RootLock::acquire(llvm::StringRef Root, bool Exclusive,
+llvm::Expected<RootLock> RootLock::acquire(llvm::StringRef Root,
                                            llvm::function_ref<void()> Waiting) {
   // The directory itself is locked, so nothing is added to the tree.
   int FD = ::open(Root.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -29,25 +29,26 @@ llvm::Expected<RootLock> RootLock::acquire(llvm::StringRef Root, bool Exclusive,
     return llvm::createStringError(std::error_code(errno, std::generic_category()),
                                    "cannot open the root directory '%s' to lock it: %s",
                                    Root.str().c_str(), std::strerror(errno));
-  int Mode = Exclusive ? LOCK_EX : LOCK_SH;
-  if (::flock(FD, Mode | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK) {
-      int Err = errno;
-      ::close(FD);
-      return llvm::createStringError(std::error_code(Err, std::generic_category()),
-                                     "cannot lock '%s': %s", Root.str().c_str(),
-                                     std::strerror(Err));
+  auto Failed = [&](int Err) {
+    ::close(FD);
+    return llvm::createStringError(std::error_code(Err, std::generic_category()),
+                                   "cannot lock '%s': %s", Root.str().c_str(),
+                                   std::strerror(Err));
+  };
+  // A second of silent retries first: another run's write phase takes
+  // milliseconds and is not worth a message.
+  for (int Try = 0; ::flock(FD, LOCK_EX | LOCK_NB) != 0; ++Try) {
+    if (errno != EWOULDBLOCK && errno != EINTR)
+      return Failed(errno);
+    if (Try < 100) {
+      ::usleep(10000);
+      continue;
     }
     Waiting();
-    while (::flock(FD, Mode) != 0) {
-      if (errno == EINTR)
-        continue;
-      int Err = errno;
-      ::close(FD);
-      return llvm::createStringError(std::error_code(Err, std::generic_category()),
-                                     "cannot lock '%s': %s", Root.str().c_str(),
-                                     std::strerror(Err));
-    }
+    while (::flock(FD, LOCK_EX) != 0)
+      if (errno != EINTR)
+        return Failed(errno);
+    break;
   }
   return RootLock(FD);
 }
@@ -216,19 +217,14 @@ struct FaultHook {
   static void exitNow() { ::_exit(70); }
 };
 
-} // namespace
 
-Recovery recoverInterruptedRun(llvm::StringRef Root, bool Apply) {
+/// The recovery proper; the caller holds the root's lock.
+Recovery recoverLocked(llvm::StringRef Root) {
   Recovery Out;
   std::string Path = journalPath(Root);
   if (!llvm::sys::fs::exists(Path)) {
     // Killed while writing the first journal: no temporary file exists yet.
-    if (Apply)
-      llvm::sys::fs::remove(Path + ".new");
-    return Out;
-  }
-  if (!Apply) {
-    Out.What = Recovery::Pending;
+    llvm::sys::fs::remove(Path + ".new");
     return Out;
   }
   auto J = readJournal(Path);
@@ -299,8 +295,33 @@ Recovery recoverInterruptedRun(llvm::StringRef Root, bool Apply) {
   return Out;
 }
 
-CommitResult commitEdits(RunResult &R, llvm::StringRef Root) {
+} // namespace
+
+Recovery recoverInterruptedRun(llvm::StringRef Root, bool Apply,
+                               llvm::function_ref<void()> Waiting) {
+  Recovery Out;
+  if (!llvm::sys::fs::exists(journalPath(Root)))
+    return Out;
+  if (!Apply) {
+    Out.What = Recovery::Pending;
+    return Out;
+  }
+  // A journal seen without the lock may belong to a run writing right now:
+  // look again once that run is over.
+  llvm::Expected<RootLock> Lock = RootLock::acquire(Root, Waiting);
+  if (!Lock) {
+    Out.What = Recovery::Stuck;
+    Out.Problems.push_back(llvm::toString(Lock.takeError()));
+    return Out;
+  }
+  return recoverLocked(Root);
+}
+
+CommitResult commitEdits(RunResult &R, llvm::StringRef Root,
+                         llvm::function_ref<void()> Waiting) {
   CommitResult Out;
+  if (R.Edits.empty())
+    return Out;
   FaultHook Fault;
   std::string Tag;
   for (int I = 0; I < 8; ++I)
@@ -326,9 +347,24 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root) {
     Out.Errors.push_back(Why + "; nothing was written");
   };
 
+  llvm::Expected<RootLock> Lock = RootLock::acquire(Root, Waiting);
+  if (!Lock) {
+    RefuseAll(llvm::toString(Lock.takeError()));
+    return Out;
+  }
+  // A run killed while writing after this run looked for a journal: finish
+  // it first, or write nothing.
+  Recovery Before = recoverLocked(Root);
+  if (Before.What == Recovery::Stuck) {
+    RefuseAll("the journal '" + journalPath(Root) + "' of an interrupted run cannot be "
+              "finished: " + Before.Problems.front());
+    return Out;
+  }
+
   // Each round either writes everything left or refuses at least one unit.
   for (;;) {
     std::map<std::string, std::string> Failed; // file -> why
+    std::map<std::string, unsigned> HardLinks;  // file -> link count, when > 1
     std::vector<JournalEntry> Entries;
     for (auto &[File, List] : R.Edits) {
       const std::string &Old = R.Original[File];
@@ -346,6 +382,11 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root) {
         Failed[File] = "edits to '" + File + "' do not apply: " + llvm::toString(New.takeError());
         continue;
       }
+      // A rename gives the path a new inode; other hard links keep the old
+      // one. Said, not refused: like an editor's save-by-rename.
+      llvm::sys::fs::file_status Status;
+      if (!llvm::sys::fs::status(File, Status) && Status.getLinkCount() > 1)
+        HardLinks[File] = Status.getLinkCount();
       Entries.push_back({File, temporaryNameFor(File, Tag), sha256(Old), sha256(*New), Old,
                          std::move(*New)});
     }
@@ -408,7 +449,7 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root) {
       if (std::error_code EC = llvm::sys::fs::rename(E.Temp, E.Path)) {
         // Rare (the temporary sits next to the file): undo what is done.
         std::string Why = "cannot replace '" + E.Path + "': " + EC.message();
-        Recovery Back = recoverInterruptedRun(Root, /*Apply=*/true);
+        Recovery Back = recoverLocked(Root);
         if (Back.What == Recovery::Finished)
           break; // the recovery's own rename succeeded
         RefuseAll(Why + (Back.What == Recovery::Undone
@@ -421,6 +462,13 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root) {
         FaultHook::exitNow();
     }
     std::set<std::string> Dirs;
+    for (const JournalEntry &E : Entries) {
+      auto Links = HardLinks.find(E.Path);
+      if (Links != HardLinks.end())
+        Out.Warnings.push_back("'" + E.Path + "' had " + std::to_string(Links->second) +
+                               " hard links: it is now a new file, and its other names "
+                               "keep the old contents");
+    }
     for (const JournalEntry &E : Entries)
       if (Dirs.insert(llvm::sys::path::parent_path(E.Path).str()).second)
         syncDirectoryOf(E.Path);

@@ -322,7 +322,8 @@ std::vector<Message> messagesFor(const RunResult &R, bool Applied) {
       const EditUnit &U = R.ThePlan.Units[D.Unit];
       M.ID = DiagID::ReadsThroughGlobal;
       M.Text = "kernel '" + D.KernelName + "' reads descriptor '" + D.ParamName +
-               "' through global memory; " +
+               (D.FromConstant ? "' from __constant__ memory, filled by cudaMemcpyToSymbol; "
+                               : "' through global memory; ") +
                (Applied ? "now passed by value" : "it can be passed by value");
       for (const Note &N : U.LeftInPlace)
         M.Notes.push_back(N);
@@ -330,7 +331,8 @@ std::vector<Message> messagesFor(const RunResult &R, bool Applied) {
       const Blocker &B = D.Blockers.front();
       M.ID = B.ID;
       M.Text = "descriptor '" + D.ParamName + "' of kernel '" + D.KernelName +
-               "' is left by reference: " + B.Message;
+               (D.FromConstant ? "' is left in __constant__ memory: " : "' is left by reference: ") +
+               B.Message;
       if (B.Where.valid() && !(B.Where == D.Where))
         M.Notes.push_back({"blocked here", B.Where});
       for (const Note &N : B.Notes)

@@ -154,6 +154,7 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
     D.Blockers = DP.Blockers;
     D.ReliesOn = DP.ReliesOn;
     D.ExternallyVisible = DP.ExternallyVisible;
+    D.FromConstant = DP.FromConstant;
     if (!DP.DefinitionSeen)
       addUnique(D.Blockers, {DiagID::Escapes,
                              "the definition of kernel '" + DP.KernelName +
@@ -198,12 +199,46 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
       if (U.Kind == HostUseKind::Launch && Slot.count(U.ParamKey))
         BufferUsers[BK].push_back({U.ParamKey, U.Where});
 
+  // Parameters tied together (one function pointer launches them all).
+  std::vector<std::pair<std::vector<size_t>, Note>> Ties;
+  for (const PassFacts &PF : Facts)
+    for (const auto &[Keys, Why] : PF.TiedParams) {
+      std::vector<size_t> Slots;
+      for (const std::string &K : Keys)
+        if (Slot.count(K))
+          Slots.push_back(Slot[K]);
+      if (Slots.size() > 1)
+        Ties.push_back({Slots, Why});
+    }
+
   // A device copy shared with a descriptor that stays by reference may be
   // changed on the device (tensormap.replace in another kernel): then no
   // launch of it can pass the host descriptor instead. Refusals spread.
   for (bool Changed = true; Changed;) {
     Changed = false;
+    for (const auto &[Slots, Why] : Ties) {
+      auto Kept = llvm::find_if(Slots, [&](size_t S) { return !P.Params[S].Rewrite; });
+      if (Kept == Slots.end())
+        continue;
+      for (size_t S : Slots) {
+        ParamDecision &D = P.Params[S];
+        if (!D.Rewrite)
+          continue;
+        D.Rewrite = false;
+        D.Blockers.push_back({DiagID::LaunchNotRewritable,
+                              "it is launched through a function pointer that may also point "
+                              "to '" + P.Params[*Kept].KernelName +
+                                  "', whose descriptor stays by reference",
+                              Why.Where,
+                              {Why}});
+        Changed = true;
+      }
+    }
     for (auto &[BK, Users] : BufferUsers) {
+      // __constant__ memory cannot be changed on the device: a kernel that
+      // keeps reading it only keeps the copies in place.
+      if (llvm::StringRef(BK).starts_with("constant:"))
+        continue;
       const std::pair<std::string, SourcePoint> *Kept = nullptr;
       for (const auto &User : Users)
         if (!P.Params[Slot[User.first]].Rewrite)
@@ -240,6 +275,10 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
     for (const auto &User : Users)
       if (P.Params[Slot[User.first]].Rewrite && P.Params[Slot[Users.front().first]].Rewrite)
         Leader[Find(Slot[User.first])] = Find(Slot[Users.front().first]);
+  for (const auto &[Slots, Why] : Ties)
+    if (P.Params[Slots.front()].Rewrite)
+      for (size_t S : Slots)
+        Leader[Find(S)] = Find(Slots.front());
   // Buffers declared in one statement (`CUtensorMap *d_a, *d_b;`) are removed
   // together or not at all: their parameters change together.
   for (auto &[BK, B] : Buffers) {

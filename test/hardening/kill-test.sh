@@ -9,7 +9,7 @@
 #
 #   test/hardening/kill-test.sh [RUNS] [WORKDIR]
 #
-# RUNS (default 30) runs alternate between two kinds of kill:
+# RUNS (default 30) runs cycle through three kinds of interruption:
 #   uniform  SIGKILL after a delay drawn uniformly in [0, T], T the tool's
 #            normal run time on the project (measured first);
 #   write    SIGKILL at a random moment of the write phase: a delay drawn in
@@ -18,6 +18,10 @@
 #            temporary file to the last rename.
 #            A uniform delay rarely lands in the write phase, which takes a
 #            few tens of milliseconds out of seconds of analysis.
+#   renames  the process ends itself abruptly (_exit, no clean-up: what a
+#            SIGKILL leaves) after K of its 11 renames, K drawn in 1..10,
+#            through the TMA_MODERNIZE_TEST_FAULT hook. The renames take
+#            microseconds, so a timed kill almost never lands among them.
 #
 # The project is generated in WORKDIR (default: a new temporary directory,
 # removed at the end unless something was corrupted): a unity build,
@@ -219,19 +223,23 @@ echo "kill-test: seed $seed; tool run time T = ${T%.*} ms, write phase W = ${W%.
 # --- the runs --------------------------------------------------------------------
 killed=0 finished=0 checked=0 corrupted=0 mixed=0 split=0 temps=0
 recovered=0 mixed_after=0 left_after=0
-n_uniform=0 n_write=0 k_uniform=0 k_write=0
+n_uniform=0 n_write=0 n_renames=0 k_uniform=0 k_write=0
 for ((r = 1; r <= runs; r++)); do
   rm -rf "$work/run" && cp -a "$work/orig" "$work/run"
-  if ((r % 2)); then
-    mode=uniform delay=$T
-    ((n_uniform++))
-  else
-    mode=write delay=$(python3 -c "print(1.2 * $W)")
-    ((n_write++))
-  fi
-  read -r what _ _ _ < <(python3 "$work/killer.py" "$mode" "$((seed * 1000 + r))" "$work/run" \
+  fault=
+  case $((r % 3)) in
+    1) mode=uniform delay=$T; ((n_uniform++)) ;;
+    2) mode=write delay=$(python3 -c "print(1.2 * $W)"); ((n_write++)) ;;
+    0) mode=renames delay=0 fault=exit-after-renames:$(( (seed * 7 + r * 13) % 10 + 1 ))
+       ((n_renames++)) ;;
+  esac
+  read -r what _ _ _ < <(env ${fault:+TMA_MODERNIZE_TEST_FAULT=$fault} \
+    python3 "$work/killer.py" "${mode/renames/measure}" "$((seed * 1000 + r))" "$work/run" \
     "$delay" "$tool" --no-database all.cu)
-  if [[ $what == killed ]]; then
+  [[ $mode == renames ]] && what="stopped(${fault#*:})"
+  if [[ $mode == renames ]]; then
+    :
+  elif [[ $what == killed ]]; then
     ((killed++))
     [[ $mode == uniform ]] && ((k_uniform++))
     [[ $mode == write ]] && ((k_write++))
@@ -287,7 +295,8 @@ for ((r = 1; r <= runs; r++)); do
 done
 rm -rf "$work/run"
 
-echo "kill-test: runs $runs ($n_uniform uniform delay, $n_write in the write phase)," \
+echo "kill-test: runs $runs ($n_uniform uniform delay, $n_write in the write phase," \
+     "$n_renames stopped among the renames)," \
      "killed $killed ($k_uniform uniform, $k_write write phase), finished before the kill $finished"
 echo "kill-test: files checked $checked, files corrupted $corrupted," \
      "runs with a mix of original and rewritten files $mixed," \

@@ -56,7 +56,7 @@ OPTIONS:
 
 Default action: rewrite the files in place: all files or none, each one
 atomically, with a journal in --in-root that the next run uses to finish a
-run killed during its writes. Runs on one --in-root wait for each other.
+run killed during its writes. Runs on one --in-root write one at a time.
 Exit status: 0 done (refusals are warnings), 1 --check found work,
 2 error (usage, unreadable input, a translation unit that does not parse, or
 a descriptor refused because of a clang error in its code).
@@ -188,18 +188,11 @@ int main(int argc, char **argv) {
   Opts.InRoot = normalizePath(InRoot);
   bool Writes = !DryRun && !Check && ExportFixes.empty();
 
-  // The whole run, reading included, holds the root's lock: a second run
-  // waits, so edits are never computed from files another run is replacing.
-  llvm::Expected<RootLock> Lock =
-      RootLock::acquire(Opts.InRoot, /*Exclusive=*/Writes || RecoverOnly, [&] {
-        llvm::errs() << "tma-modernize: note: waiting for another tma-modernize run in '"
-                     << Opts.InRoot << "'\n";
-      });
-  if (!Lock) {
-    llvm::errs() << "tma-modernize: error: " << llvm::toString(Lock.takeError()) << "\n";
-    return 2;
-  }
-  Recovery Rec = recoverInterruptedRun(Opts.InRoot, /*Apply=*/Writes || RecoverOnly);
+  auto Waiting = [&] {
+    llvm::errs() << "tma-modernize: note: waiting for another tma-modernize run in '"
+                 << Opts.InRoot << "' to finish writing\n";
+  };
+  Recovery Rec = recoverInterruptedRun(Opts.InRoot, /*Apply=*/Writes || RecoverOnly, Waiting);
   if (int Status = printRecovery(Rec, Opts.InRoot))
     return Status;
   if (RecoverOnly)
@@ -248,7 +241,7 @@ int main(int argc, char **argv) {
       // Before the run, so before this source's messages.
       if (!T.ResponseFileProblem.empty())
         llvm::errs() << normalizePath(Src) << ": warning: compile database: "
-                     << T.ResponseFileProblem << "; the response files from there on are not read\n";
+                     << T.ResponseFileProblem << "\n";
       // Flags after '--' come last and win.
       In.Compile.ExtraArgs = T.Args;
       llvm::append_range(In.Compile.ExtraArgs, Opts.Compile.ExtraArgs);
@@ -264,9 +257,11 @@ int main(int argc, char **argv) {
   // Written before anything is printed, so that messages and the summary
   // tell what is on disk: a unit that could not be written is refused.
   if (Writes) {
-    CommitResult C = commitEdits(R, Opts.InRoot);
+    CommitResult C = commitEdits(R, Opts.InRoot, Waiting);
     for (const std::string &E : C.Errors)
       llvm::errs() << "tma-modernize: error: " << E << "\n";
+    for (const std::string &W : C.Warnings)
+      llvm::errs() << "tma-modernize: warning: " << W << "\n";
     if (!C.Errors.empty())
       Exit = 2;
   }

@@ -13,14 +13,15 @@
 
 namespace tma {
 
-/// A lock (flock) on the run's root directory, held for the whole run so
-/// that two runs on one tree never interleave: a writing run holds it
-/// exclusively, a run that only reads (--check, --dry-run) shares it.
+/// A lock (flock) on the run's root directory, held while a run writes (or
+/// recovers) so that two runs on one tree never interleave their writes.
+/// Analysis runs unlocked: a file that another run replaced meanwhile is
+/// found changed when this run comes to write it (tma-203).
 class RootLock {
 public:
-  /// Locks \p Root; when another run holds it, calls \p Waiting once, then
-  /// waits for it.
-  static llvm::Expected<RootLock> acquire(llvm::StringRef Root, bool Exclusive,
+  /// Locks \p Root exclusively; when another run still holds it after a
+  /// second, calls \p Waiting once, then waits for it.
+  static llvm::Expected<RootLock> acquire(llvm::StringRef Root,
                                           llvm::function_ref<void()> Waiting);
   RootLock(RootLock &&O) : FD(O.FD) { O.FD = -1; }
   RootLock(const RootLock &) = delete;
@@ -48,16 +49,21 @@ struct Recovery {
   std::vector<std::string> Problems; // Stuck: one line per file in the way
 };
 
-/// Reads \p Root's journal and, when \p Apply, finishes the interrupted
+/// Reads \p Root's journal and, when \p Apply (under the root's lock),
+/// finishes the interrupted
 /// run's renames when every one can be done, restores the files it replaced
 /// when not, and refuses (Stuck) when a file has changed since.
-Recovery recoverInterruptedRun(llvm::StringRef Root, bool Apply);
+Recovery recoverInterruptedRun(llvm::StringRef Root, bool Apply,
+                               llvm::function_ref<void()> Waiting);
 
 struct CommitResult {
   std::vector<std::string> Written; // files replaced
   /// Errors of the run as a whole (the journal cannot be written): nothing
   /// was written.
   std::vector<std::string> Errors;
+  /// Written, but with a side effect the user should know of (a file that
+  /// had other hard links: those names keep the old contents).
+  std::vector<std::string> Warnings;
 };
 
 /// Writes R.Edits as one transaction: every new file is first written to a
@@ -66,6 +72,8 @@ struct CommitResult {
 /// A file that cannot be prepared (no temporary file possible, or it changed
 /// since it was read) refuses the units that edit it (tma-203) and the rest
 /// is written without them; R.Edits is updated to what was written.
-CommitResult commitEdits(RunResult &R, llvm::StringRef Root);
+/// It holds the root's lock from the check to the end.
+CommitResult commitEdits(RunResult &R, llvm::StringRef Root,
+                         llvm::function_ref<void()> Waiting);
 
 } // namespace tma

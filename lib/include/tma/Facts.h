@@ -73,6 +73,9 @@ struct DescriptorParam {
   SourcePoint Where;          // the parameter in the definition
   bool DefinitionSeen = false;
   bool ExternallyVisible = true; // may be launched from another TU
+  /// Not a pointer parameter: the kernel reads a `__constant__ CUtensorMap`
+  /// (ParamName) and gains it as its first parameter.
+  bool FromConstant = false;
   std::vector<TextEdit> Edits; // every redeclaration's parameter, body uses
   std::vector<SourcePoint> FencesRemoved;
   std::vector<Blocker> Blockers;
@@ -139,6 +142,9 @@ struct PassFacts {
   std::vector<std::pair<std::string, Blocker>> ParamBlockers;
   /// Code a descriptor's decision rests on, found away from the kernel.
   std::vector<std::pair<std::string, SourceSpan>> ParamSpans;
+  /// Parameters that are rewritten together or not at all (the kernels one
+  /// function pointer may launch), with the site that ties them.
+  std::vector<std::pair<std::vector<std::string>, Note>> TiedParams;
 };
 
 } // namespace tma

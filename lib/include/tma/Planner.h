@@ -20,6 +20,7 @@ struct ParamDecision {
   size_t Unit = ~size_t(0);
   std::vector<SourceSpan> ReliesOn; // kernel, helpers, launching functions
   bool ExternallyVisible = true;
+  bool FromConstant = false; // see DescriptorParam::FromConstant
 };
 
 /// Everything that changes together: descriptor parameters whose launches

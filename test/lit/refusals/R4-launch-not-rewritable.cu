@@ -1,5 +1,6 @@
-// R4 (tma-104): a kernel used through a function pointer or a launch API, or
-// never launched in the given sources, keeps its signature.
+// R4 (tma-104): a kernel used through a function pointer that is not a local
+// variable (any code may call it; K4 rewrites local ones), or never launched
+// in the given sources, keeps its signature.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
 // RUN: cmp %t.cu %t.orig.cu
@@ -9,8 +10,11 @@
 __global__ void through_pointer(const CUtensorMap *map) {
   asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
 }
-// CHECK: :[[@LINE-3]]:{{[0-9]+}}: warning: descriptor 'map' of kernel 'through_pointer' is left by reference: 'through_pointer' is used here other than in a direct <<<>>> launch (function pointer or launch API) [tma-104]
-// CHECK-NEXT: :[[@LINE+10]]:{{[0-9]+}}: note: blocked here
+// CHECK: :[[@LINE-3]]:{{[0-9]+}}: warning: descriptor 'map' of kernel 'through_pointer' is left by reference: 'through_pointer' is launched through the function pointer 'g_kernel', and it is not a local variable of 'main', so not every kernel it may point to is seen [tma-104]
+// CHECK-NEXT: :[[@LINE+3]]:{{[0-9]+}}: note: blocked here
+// CHECK-NEXT: :[[@LINE+16]]:{{[0-9]+}}: note: launched through 'g_kernel' here
+
+void (*g_kernel)(const CUtensorMap *) = through_pointer;
 
 __global__ void never_launched(const CUtensorMap *map) {
   asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
@@ -20,12 +24,11 @@ __global__ void never_launched(const CUtensorMap *map) {
 int main() {
   CUtensorMap h{};
   CUtensorMap *d;
-  void (*k)(const CUtensorMap *) = through_pointer;
   // Attribute queries are not launches: they do not block.
   cudaFuncSetAttribute(through_pointer, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024);
   cudaMalloc(&d, sizeof(CUtensorMap));
   cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
-  k<<<1, 1>>>(d);
+  g_kernel<<<1, 1>>>(d);
   cudaFree(d);
   return 0;
 }

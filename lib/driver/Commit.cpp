@@ -300,8 +300,19 @@ Recovery recoverLocked(llvm::StringRef Root) {
 Recovery recoverInterruptedRun(llvm::StringRef Root, bool Apply,
                                llvm::function_ref<void()> Waiting) {
   Recovery Out;
-  if (!llvm::sys::fs::exists(journalPath(Root)))
+  std::string Path = journalPath(Root);
+  bool Journal = llvm::sys::fs::exists(Path);
+  // A run killed while writing its first journal leaves only `.new` (and no
+  // temporary file yet): removed, under the lock, by a run that writes.
+  if (!Journal && !(Apply && llvm::sys::fs::exists(Path + ".new")))
     return Out;
+  if (!Journal) {
+    if (llvm::Expected<RootLock> Lock = RootLock::acquire(Root, Waiting))
+      recoverLocked(Root);
+    else
+      llvm::consumeError(Lock.takeError());
+    return Out;
+  }
   if (!Apply) {
     Out.What = Recovery::Pending;
     return Out;

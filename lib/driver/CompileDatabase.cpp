@@ -2,15 +2,21 @@
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/StringSaver.h"
+#include "llvm/Support/YAMLParser.h"
 
 namespace tma {
 
 TranslatedCommand translateFlags(llvm::ArrayRef<std::string> CommandLine,
-                                 llvm::StringRef File);
+                                 llvm::StringRef File, llvm::StringRef Directory);
 
 static int smNumber(llvm::StringRef Arch) {
   // "sm_90a" -> 90, "compute_90a" -> 90
@@ -48,7 +54,7 @@ static void noteGencode(TranslatedCommand &T, llvm::StringRef Spec) {
 
 TranslatedCommand translateCommand(llvm::ArrayRef<std::string> CommandLine,
                                    llvm::StringRef File, llvm::StringRef Directory) {
-  TranslatedCommand T = translateFlags(CommandLine, File);
+  TranslatedCommand T = translateFlags(CommandLine, File, Directory);
   if (Directory.empty())
     return T;
   // Relative paths in a database entry are relative to its directory, not to
@@ -77,18 +83,35 @@ TranslatedCommand translateCommand(llvm::ArrayRef<std::string> CommandLine,
   return T;
 }
 
+/// LLVM's reason for a failed expansion, reworded for a message.
+static std::string responseFileProblem(std::string Reason) {
+  llvm::StringRef R(Reason);
+  if (R.consume_front("recursive expansion of: ")) // '<file>'
+    return ("response file " + R + " includes itself").str();
+  if (R.consume_front("cannot not open file ")) // sic, LLVM's spelling
+    return ("cannot read response file " + R).str();
+  return Reason;
+}
+
 TranslatedCommand translateFlags(llvm::ArrayRef<std::string> CommandLine,
-                                 llvm::StringRef File) {
+                                 llvm::StringRef File, llvm::StringRef Directory) {
   TranslatedCommand T;
   if (CommandLine.empty())
     return T;
   // Response files (@file) are expanded; their contents are read, not run.
+  // A relative name is the entry's directory's, like the other paths of the
+  // entry. A failure is reported by the caller, not printed by LLVM: the
+  // expansion stops there, and the arguments read so far are used.
   llvm::BumpPtrAllocator Alloc;
   llvm::StringSaver Saver(Alloc);
   llvm::SmallVector<const char *, 64> Argv;
   for (const std::string &A : CommandLine)
     Argv.push_back(Saver.save(A).data());
-  llvm::cl::ExpandResponseFiles(Saver, llvm::cl::TokenizeGNUCommandLine, Argv);
+  llvm::cl::ExpansionContext Expansion(Alloc, llvm::cl::TokenizeGNUCommandLine);
+  Expansion.setCurrentDir(Directory);
+  if (llvm::Error E = Expansion.expandResponseFiles(Argv))
+    T.ResponseFileProblem = responseFileProblem(llvm::toString(std::move(E))) +
+                            "; the response files from there on are not read";
 
   llvm::StringRef Compiler = llvm::sys::path::filename(Argv[0]);
   T.FromNvcc = Compiler.contains("nvcc");
@@ -251,11 +274,220 @@ TranslatedCommand translateFlags(llvm::ArrayRef<std::string> CommandLine,
   return T;
 }
 
-std::unique_ptr<clang::tooling::CompilationDatabase>
-loadCompileDatabase(llvm::StringRef Dir, llvm::StringRef FirstSource, std::string &Error) {
-  if (!Dir.empty())
-    return clang::tooling::CompilationDatabase::loadFromDirectory(Dir, Error);
-  return clang::tooling::CompilationDatabase::autoDetectFromSource(FirstSource, Error);
+CompileDatabase::CompileDatabase() = default;
+CompileDatabase::CompileDatabase(CompileDatabase &&) = default;
+CompileDatabase &CompileDatabase::operator=(CompileDatabase &&) = default;
+CompileDatabase::~CompileDatabase() = default;
+
+/// clang's "Expected array." as "expected array", to follow "...: ".
+static std::string reason(llvm::StringRef Why) {
+  std::string R = Why.trim().rtrim('.').str();
+  if (R.size() > 1 && llvm::isUpper(R[0]) && llvm::isLower(R[1]))
+    R[0] = llvm::toLower(R[0]);
+  return R;
+}
+
+namespace {
+/// clang's expandResponseFiles() wrapper, without its printing of LLVM's raw
+/// error on stderr: the response files are expanded before clang infers a
+/// command for a file the database does not list (so that the inferred
+/// command has their flags), and what fails to expand is left as it is, for
+/// translateCommand to expand again and report.
+class ResponseFilesExpanded : public clang::tooling::CompilationDatabase {
+public:
+  explicit ResponseFilesExpanded(std::unique_ptr<clang::tooling::CompilationDatabase> Base)
+      : Base(std::move(Base)) {}
+
+  std::vector<clang::tooling::CompileCommand>
+  getCompileCommands(llvm::StringRef File) const override {
+    return expand(Base->getCompileCommands(File));
+  }
+  std::vector<std::string> getAllFiles() const override { return Base->getAllFiles(); }
+  std::vector<clang::tooling::CompileCommand> getAllCompileCommands() const override {
+    return expand(Base->getAllCompileCommands());
+  }
+
+private:
+  static std::vector<clang::tooling::CompileCommand>
+  expand(std::vector<clang::tooling::CompileCommand> Commands) {
+    for (clang::tooling::CompileCommand &C : Commands) {
+      if (llvm::none_of(C.CommandLine,
+                        [](const std::string &A) { return llvm::StringRef(A).starts_with("@"); }))
+        continue;
+      llvm::BumpPtrAllocator Alloc;
+      llvm::SmallVector<const char *, 64> Argv;
+      for (const std::string &A : C.CommandLine)
+        Argv.push_back(A.c_str());
+      llvm::cl::ExpansionContext Expansion(Alloc, llvm::cl::TokenizeGNUCommandLine);
+      Expansion.setCurrentDir(C.Directory);
+      llvm::consumeError(Expansion.expandResponseFiles(Argv));
+      // Argv points into CommandLine: copied before it is replaced.
+      std::vector<std::string> Expanded(Argv.begin(), Argv.end());
+      C.CommandLine = std::move(Expanded);
+    }
+    return Commands;
+  }
+
+  std::unique_ptr<clang::tooling::CompilationDatabase> Base;
+};
+} // namespace
+
+/// The JSON database in \p Text, read from \p Path. Its syntax is checked
+/// first so that a syntax error is one message naming the file, not the YAML
+/// parser's lines printed on stderr by clang's loader.
+static void loadJsonDatabase(llvm::StringRef Path, llvm::StringRef Text, CompileDatabase &DB) {
+  using clang::tooling::JSONCommandLineSyntax;
+  using clang::tooling::JSONCompilationDatabase;
+  {
+    llvm::SourceMgr SM;
+    std::string SyntaxError;
+    SM.setDiagHandler(
+        [](const llvm::SMDiagnostic &D, void *Out) {
+          std::string &S = *static_cast<std::string *>(Out);
+          if (S.empty())
+            S = "line " + std::to_string(D.getLineNo()) + ", column " +
+                std::to_string(D.getColumnNo() + 1) + ": " + reason(D.getMessage());
+        },
+        &SyntaxError);
+    llvm::yaml::Stream Stream(Text, SM);
+    if (!Stream.validate()) {
+      DB.Error = "cannot load '" + Path.str() + "': " +
+                 (SyntaxError.empty() ? std::string("not valid JSON") : SyntaxError);
+      return;
+    }
+  }
+  std::string Why;
+  std::unique_ptr<JSONCompilationDatabase> Json =
+      JSONCompilationDatabase::loadFromBuffer(Text, Why, JSONCommandLineSyntax::AutoDetect);
+  if (!Json) {
+    DB.Error = "cannot load '" + Path.str() + "': " + reason(Why);
+    return;
+  }
+  // clang takes a relative "directory" as it is, so that the entry's file
+  // is looked for relative to wherever the tool runs, and matches nothing.
+  // The database's own directory is the one anchor that does not depend on
+  // that (as proposed for clang: llvm/llvm-project#127734): the database is
+  // rebuilt with the directories resolved against it, entries in order.
+  llvm::StringRef DatabaseDir = llvm::sys::path::parent_path(Path);
+  std::vector<clang::tooling::CompileCommand> All = Json->getAllCompileCommands();
+  llvm::json::Array Entries;
+  for (const clang::tooling::CompileCommand &C : All) {
+    std::string Directory = C.Directory;
+    if (llvm::sys::path::is_relative(C.Directory)) {
+      llvm::SmallString<256> Resolved(DatabaseDir);
+      llvm::sys::path::append(Resolved, C.Directory);
+      llvm::sys::path::remove_dots(Resolved, /*remove_dot_dot=*/false);
+      Directory = std::string(Resolved);
+      if (DB.RelativeDirectories++ == 0) {
+        DB.FirstRelativeDirectory = C.Directory;
+        DB.FirstRelativeDirectoryResolved = Directory;
+      }
+    }
+    llvm::json::Object Entry{{"directory", Directory},
+                             {"file", C.Filename},
+                             {"arguments", llvm::json::Array(C.CommandLine)}};
+    if (!C.Output.empty())
+      Entry["output"] = C.Output;
+    Entries.push_back(std::move(Entry));
+  }
+  if (DB.RelativeDirectories) {
+    std::string Rebuilt;
+    llvm::raw_string_ostream(Rebuilt) << llvm::json::Value(std::move(Entries));
+    Json = JSONCompilationDatabase::loadFromBuffer(Rebuilt, Why, JSONCommandLineSyntax::Gnu);
+    if (!Json) {
+      DB.Error = "cannot load '" + Path.str() + "': " + reason(Why);
+      return;
+    }
+  }
+  // As clang's loader does, with its own expansion of response files.
+  using namespace clang::tooling;
+  DB.Commands = inferTargetAndDriverMode(
+      inferMissingCompileCommands(std::make_unique<ResponseFilesExpanded>(std::move(Json))));
+}
+
+/// Loads the database of \p Dir (absolute) into \p DB; false when \p Dir holds
+/// neither file.
+static bool loadFromDirectory(llvm::StringRef Dir, CompileDatabase &DB) {
+  for (llvm::StringRef Name : {"compile_commands.json", "compile_flags.txt"}) {
+    llvm::SmallString<256> Path(Dir);
+    llvm::sys::path::append(Path, Name);
+    if (!llvm::sys::fs::exists(Path))
+      continue;
+    DB.File = std::string(Path);
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text =
+        llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/true,
+                                    /*IsVolatile=*/true);
+    if (!Text) {
+      DB.Error = "cannot read '" + DB.File + "': " + reason(Text.getError().message());
+      return true;
+    }
+    if (Name == "compile_commands.json") {
+      loadJsonDatabase(DB.File, (*Text)->getBuffer(), DB);
+      return true;
+    }
+    std::string Why;
+    DB.Commands = clang::tooling::FixedCompilationDatabase::loadFromBuffer(
+        Dir, (*Text)->getBuffer(), Why);
+    if (!DB.Commands)
+      DB.Error = "cannot load '" + DB.File + "': " + reason(Why);
+    return true;
+  }
+  return false;
+}
+
+CompileDatabase loadCompileDatabase(llvm::StringRef Dir, llvm::StringRef FirstSource) {
+  CompileDatabase DB;
+  // Absolute, so that messages and the entries' resolved directories do not
+  // depend on where the tool runs; symbolic links are kept, as clang does.
+  llvm::SmallString<256> Start(Dir.empty() ? FirstSource : Dir);
+  llvm::sys::fs::make_absolute(Start);
+  // '..' stays in a -p directory (it is not climbed), not in the search,
+  // which climbs: "a/../b.cu" is searched from the directory above "a".
+  llvm::sys::path::remove_dots(Start, /*remove_dot_dot=*/Dir.empty());
+  if (!Dir.empty()) {
+    llvm::sys::fs::file_status Status;
+    if (std::error_code EC = llvm::sys::fs::status(Start, Status))
+      DB.Error = "no compile database in '" + std::string(Start) + "': " + reason(EC.message());
+    else if (!llvm::sys::fs::is_directory(Status))
+      DB.Error = "no compile database in '" + std::string(Start) + "': not a directory";
+    else if (!loadFromDirectory(Start, DB))
+      DB.Error = "no compile database in '" + std::string(Start) +
+                 "': neither compile_commands.json nor compile_flags.txt is there";
+    return DB;
+  }
+  for (llvm::StringRef D = llvm::sys::path::parent_path(Start); !D.empty();
+       D = llvm::sys::path::parent_path(D))
+    if (loadFromDirectory(D, DB))
+      return DB;
+  return DB;
+}
+
+std::string missingEntryNote(const CompileDatabase &DB,
+                             llvm::ArrayRef<clang::tooling::CompileCommand> Commands) {
+  bool Inferred = !Commands.empty() && !Commands.front().Heuristic.empty();
+  if (!Commands.empty() && !Inferred)
+    return "";
+  if (!DB.RelativeDirectories)
+    return Inferred ? "" : "not in the compile database: using the defaults";
+  std::string Using = "using the defaults";
+  if (Inferred) {
+    // clang names the entry it inferred from by its "file" as written, which
+    // is relative to that entry's directory: named in full here.
+    llvm::StringRef From(Commands.front().Heuristic);
+    if (From.consume_front("inferred from ") && llvm::sys::path::is_relative(From)) {
+      llvm::SmallString<256> Full(Commands.front().Directory);
+      llvm::sys::path::append(Full, From);
+      llvm::sys::path::remove_dots(Full, /*remove_dot_dot=*/true);
+      Using = "using the command inferred from '" + std::string(Full) + "'";
+    } else {
+      Using = "using the command " + Commands.front().Heuristic;
+    }
+  }
+  return "no entry of '" + DB.File + "' names this file (" +
+         std::to_string(DB.RelativeDirectories) + " of its entries " +
+         (DB.RelativeDirectories == 1 ? "has" : "have") + " a relative " +
+         "\"directory\", taken from the database's own directory: '" +
+         DB.FirstRelativeDirectory + "' is '" + DB.FirstRelativeDirectoryResolved + "'): " + Using;
 }
 
 } // namespace tma

@@ -12,6 +12,7 @@
 
 namespace clang::tooling {
 class CompilationDatabase;
+struct CompileCommand;
 }
 
 namespace tma {
@@ -21,15 +22,48 @@ struct TranslatedCommand {
   std::string GpuArch;           // from -arch/-gencode, empty when not given
   std::vector<std::string> Dropped; // flags with no meaning for the analysis
   bool FromNvcc = false;
+  /// Why the response files (@file) were not all expanded (one that
+  /// includes itself, one that cannot be read), for a message; empty when
+  /// they were.
+  std::string ResponseFileProblem;
 };
 
 /// Translates one compile command (argv[0] is the compiler) of \p File.
 TranslatedCommand translateCommand(llvm::ArrayRef<std::string> CommandLine,
                                    llvm::StringRef File, llvm::StringRef Directory = "");
 
-/// Loads compile_commands.json from \p Dir (-p), or searches upward from
-/// \p FirstSource when \p Dir is empty. Null with \p Error set on failure.
-std::unique_ptr<clang::tooling::CompilationDatabase>
-loadCompileDatabase(llvm::StringRef Dir, llvm::StringRef FirstSource, std::string &Error);
+/// A compile database and where it comes from.
+struct CompileDatabase {
+  /// Null when none was loaded. Files it does not list get the command of
+  /// their closest entry (clang's interpolation).
+  std::unique_ptr<clang::tooling::CompilationDatabase> Commands;
+  std::string File; // the compile_commands.json or compile_flags.txt read
+  /// Why none was loaded, naming the file or directory; empty when the
+  /// upward search found none.
+  std::string Error;
+  /// Entries whose "directory" is relative (not valid in a compile database,
+  /// but written by hand and by some generators): they are taken relative to
+  /// the database's own directory. The first one, as written and resolved.
+  unsigned RelativeDirectories = 0;
+  std::string FirstRelativeDirectory, FirstRelativeDirectoryResolved;
+
+  CompileDatabase();
+  CompileDatabase(CompileDatabase &&);
+  CompileDatabase &operator=(CompileDatabase &&);
+  ~CompileDatabase();
+};
+
+/// Loads compile_commands.json (else compile_flags.txt) from \p Dir (-p), or
+/// searches upward from the directory of \p FirstSource when \p Dir is empty:
+/// the first directory holding either file ends the search, so a broken
+/// database there is an Error, not skipped.
+CompileDatabase loadCompileDatabase(llvm::StringRef Dir, llvm::StringRef FirstSource);
+
+/// The note for a source whose \p Commands from \p DB are not its own (none,
+/// or inferred by clang from another entry), or "" when none is due: an
+/// inferred command gets one only when relative directories may be why the
+/// source's own entry was missed.
+std::string missingEntryNote(const CompileDatabase &DB,
+                             llvm::ArrayRef<clang::tooling::CompileCommand> Commands);
 
 } // namespace tma

@@ -1,29 +1,30 @@
 #!/usr/bin/env bash
-# with-lock-held.sh DIR SECONDS [WHILE_WAITING] -- CMD...: holds flock(1) on
-# DIR for SECONDS while CMD runs (in the background). When CMD prints the
-# tma-modernize "waiting" note, runs the shell command WHILE_WAITING (if
-# given). Ends with CMD's exit status.
-dir=$1 seconds=$2
-shift 2
+# with-lock-held.sh DIR [WHILE_WAITING] -- CMD...: runs CMD (in the
+# background) while flock(1) holds DIR. The lock is held until CMD prints the
+# tma-modernize "waiting" note (or ends); then the shell command
+# WHILE_WAITING runs (if given) and the lock is released. So CMD waits
+# however long its analysis takes. Ends with CMD's exit status; CMD's stderr
+# is copied to stderr.
+dir=$1
+shift
 meanwhile=
 if [ "$1" != -- ]; then meanwhile=$1; shift; fi
 shift
 out=$(mktemp)
-flock "$dir" sh -c "touch '$out.held'; sleep $seconds" &
+flock "$dir" sh -c "touch '$out.held'; while [ ! -e '$out.release' ]; do sleep 0.05; done" &
 holder=$!
 while [ ! -e "$out.held" ]; do sleep 0.05; done
 "$@" 2>"$out" &
 tool=$!
-if [ -n "$meanwhile" ]; then
-  until grep -q "waiting for another tma-modernize run" "$out"; do
-    kill -0 $tool 2>/dev/null || break
-    sleep 0.05
-  done
-  sh -c "$meanwhile"
-fi
+until grep -q "waiting for another tma-modernize run" "$out"; do
+  kill -0 $tool 2>/dev/null || break
+  sleep 0.05
+done
+[ -n "$meanwhile" ] && sh -c "$meanwhile"
+touch "$out.release"
 wait $tool
 status=$?
 wait $holder
 cat "$out" >&2
-rm -f "$out" "$out.held"
+rm -f "$out" "$out.held" "$out.release"
 exit $status

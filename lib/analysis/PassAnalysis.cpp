@@ -1990,6 +1990,79 @@ const PassAnalyzer::UploadGroup &PassAnalyzer::uploadGroup(const FunctionDecl *U
     const VarDecl *CV = nullptr;
     if (DS && DS->isSingleDecl())
       CV = dyn_cast<VarDecl>(DS->getSingleDecl());
+    // H8: `cache = helper(...)` into a static local pointer that starts null.
+    const VarDecl *Cache = nullptr;
+    if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Up);
+        Call && BO && BO->getOpcode() == BO_Assign && BO->getRHS()->IgnoreImplicit() == Call)
+      if (const auto *LR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens()))
+        if (const auto *LV = dyn_cast<VarDecl>(LR->getDecl());
+            LV && LV->isStaticLocal() && LV->getDeclContext() == Caller &&
+            (!LV->getInit() ||
+             LV->getInit()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull)))
+          Cache = LV;
+    if (Cache && !Caller->hasAttr<CUDADeviceAttr>() && !Caller->hasAttr<CUDAGlobalAttr>()) {
+      std::optional<CharSourceRange> CallText = ST.fileRange(Call->getSourceRange());
+      if (!CallText)
+        return Refuse("the call of '" + UName + "' is spelled inside a macro body",
+                      Call->getBeginLoc());
+      std::string Pointee = Cache->getType()->getPointeeType().getUnqualifiedType().getAsString(
+          Ctx.getPrintingPolicy());
+      Whole.Removal.push_back(ST.insertBefore(CallText->getBegin(), "new " + Pointee + "("));
+      Whole.Removal.push_back(ST.insertBefore(CallText->getEnd(), ")"));
+      for (const DeclRefExpr *VR : index(Caller).Refs[Cache]) {
+        const Stmt *C = VR;
+        const Stmt *Q = parent(Caller, C);
+        while (Q && isa<ParenExpr>(Q)) {
+          C = Q;
+          Q = parent(Caller, Q);
+        }
+        if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Q);
+            BO && BO->getOpcode() == BO_Assign && BO->getLHS() == C) {
+          const auto *RC = dyn_cast<CallExpr>(BO->getRHS()->IgnoreImplicit());
+          if (RC && RC->getDirectCallee() &&
+              RC->getDirectCallee()->getCanonicalDecl() == U)
+            continue; // this very assignment, or another from the helper
+          return Refuse("the cache '" + Cache->getNameAsString() +
+                            "' is assigned here other than from '" + UName + "'",
+                        BO->getBeginLoc());
+        }
+        // Null tests read the pointer only: `!d`, `if (d)`, `d == nullptr`.
+        const Stmt *Use = Q;
+        while (Use && (isa<ParenExpr>(Use) ||
+                       (isa<ImplicitCastExpr>(Use) &&
+                        cast<ImplicitCastExpr>(Use)->getCastKind() != CK_PointerToBoolean)))
+          Use = parent(Caller, Use);
+        if (const auto *B = dyn_cast_or_null<ImplicitCastExpr>(Use);
+            B && B->getCastKind() == CK_PointerToBoolean)
+          continue;
+        if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Use); UO && UO->getOpcode() == UO_LNot)
+          continue;
+        if (const auto *Cmp = dyn_cast_or_null<BinaryOperator>(Use);
+            Cmp && Cmp->isEqualityOp() &&
+            (Cmp->getLHS()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) ||
+             Cmp->getRHS()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull)))
+          continue;
+        if (std::optional<KernelLaunch> L = asLaunch(Use)) {
+          bool Slot = false;
+          for (unsigned J : descriptorParamIndexes(L->Kernel))
+            if (J < L->Args.size() && L->Args[J]->IgnoreParenImpCasts() == VR) {
+              HostUse LU;
+              LU.Kind = HostUseKind::Launch;
+              LU.Where = ST.point(VR->getBeginLoc());
+              LU.What = "launch of '" + patternOf(L->Kernel)->getQualifiedNameAsString() + "'";
+              LU.ParamKey = paramKey(L->Kernel, J);
+              Group.Uses.push_back(LU);
+              Slot = true;
+            }
+          if (Slot)
+            continue;
+        }
+        return Refuse("the cache '" + Cache->getNameAsString() + "', which holds the result of '" +
+                          UName + "', is used here other than in a launch or a null test",
+                      VR->getBeginLoc());
+      }
+      continue;
+    }
     if (!Call || !CV || !CV->getInit() ||
         CV->getInit()->IgnoreImplicit() != Call || CV->isStaticLocal() ||
         Caller->hasAttr<CUDADeviceAttr>() || Caller->hasAttr<CUDAGlobalAttr>())
@@ -2120,6 +2193,36 @@ void PassAnalyzer::analyzeLaunchArg(const KernelLaunch &KL, unsigned Index,
         Out.Launches.push_back(LS);
       }
       continue;
+    }
+    // H8: a static cache `static CUtensorMap *d = nullptr; if (!d) d =
+    // upload(...);`: the helper returns the descriptor, the cache keeps it
+    // on the host (`d = new CUtensorMap(upload(...))`), launches pass `*d`.
+    if (V->isStaticLocal() && isDescriptorPointer(V->getType())) {
+      const FunctionDecl *Helper = nullptr;
+      for (const DeclRefExpr *R : index(Fn).Refs[V]) {
+        const auto *BO = dyn_cast_or_null<BinaryOperator>(parent(Fn, R));
+        if (!BO || BO->getOpcode() != BO_Assign || BO->getLHS()->IgnoreParens() != R)
+          continue;
+        const auto *Call = dyn_cast<CallExpr>(BO->getRHS()->IgnoreImplicit());
+        const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+        if (Callee && !isKernel(Callee) && isDescriptorPointer(Callee->getReturnType()))
+          Helper = Callee;
+      }
+      std::optional<CharSourceRange> ArgRange = ST.fileRange(DR->getSourceRange());
+      if (Helper && ArgRange) {
+        const UploadGroup &G = uploadGroup(Helper);
+        if (G.Why) {
+          LS.Blockers.push_back(*G.Why);
+          Out.Launches.push_back(LS);
+          continue;
+        }
+        LS.BufferKey = G.BufferKey;
+        LS.HostDescriptor = "*" + V->getNameAsString();
+        LS.Edits.push_back(ST.insertBefore(ArgRange->getBegin(), "*"));
+        llvm::append_range(LS.Edits, Extra);
+        Out.Launches.push_back(std::move(LS));
+        continue;
+      }
     }
     if (!V->hasLocalStorage() || V->isStaticLocal()) {
       Refuse(DiagID::HostNotTraceable,

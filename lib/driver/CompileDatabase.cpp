@@ -1,4 +1,5 @@
 #include "tma/CompileDatabase.h"
+#include "tma/SourceText.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -488,6 +489,16 @@ std::string missingEntryNote(const CompileDatabase &DB,
          (DB.RelativeDirectories == 1 ? "has" : "have") + " a relative " +
          "\"directory\", taken from the database's own directory: '" +
          DB.FirstRelativeDirectory + "' is '" + DB.FirstRelativeDirectoryResolved + "'): " + Using;
+}
+
+std::string buildTreeOf(const CompileDatabase &DB, llvm::StringRef InRoot) {
+  if (!DB.Commands || DB.File.empty() || InRoot.empty())
+    return std::string();
+  std::string Dir = llvm::sys::path::parent_path(normalizePath(DB.File)).str();
+  llvm::StringRef D(Dir), R(InRoot);
+  bool Inside = D.size() > R.size() && D.starts_with(R) &&
+                (R.ends_with("/") || D[R.size()] == '/');
+  return Inside ? Dir : std::string();
 }
 
 } // namespace tma

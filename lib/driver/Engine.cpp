@@ -317,6 +317,7 @@ RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Op
   // 2. One plan from all of them.
   PlanOptions PO;
   PO.InRoot = Opts.InRoot;
+  PO.BuildTree = Opts.BuildTree;
   R.ThePlan = makePlan(Facts, PO);
 
   // Error tolerance: nvcc accepts code clang rejects, so an error elsewhere

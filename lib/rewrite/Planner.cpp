@@ -36,6 +36,17 @@ static bool underRoot(const std::string &File, const std::string &Root) {
   return F.size() == R.size() || R.ends_with("/") || F[R.size()] == '/';
 }
 
+/// Why \p File may not be edited, or nullopt.
+static std::optional<std::string> notEditable(const std::string &File, const PlanOptions &Opts) {
+  if (!underRoot(File, Opts.InRoot))
+    return "'" + File + "' would be edited but is outside --in-root " + Opts.InRoot;
+  if (!Opts.BuildTree.empty() && underRoot(File, Opts.BuildTree))
+    return "'" + File + "' would be edited but is in the build tree '" + Opts.BuildTree +
+           "' (the compile database's directory): generated code is not edited; change its "
+           "generator";
+  return std::nullopt;
+}
+
 /// Returns the first pair of conflicting edits, if any.
 static const TextEdit *firstConflict(const std::vector<TextEdit> &Sorted) {
   for (size_t I = 0; I < Sorted.size(); ++I)
@@ -174,11 +185,8 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
                                  "' in the given sources; launches elsewhere would break",
                              DP.Where, {}});
     for (const TextEdit &E : ParamEdits[Key])
-      if (!underRoot(E.File, Opts.InRoot)) {
-        addUnique(D.Blockers, {DiagID::Declaration,
-                               "'" + E.File + "' would be edited but is outside --in-root " +
-                                   Opts.InRoot,
-                               DP.Where, {}});
+      if (std::optional<std::string> Why = notEditable(E.File, Opts)) {
+        addUnique(D.Blockers, {DiagID::Declaration, *Why, DP.Where, {}});
         break;
       }
     llvm::sort(D.ReliesOn);
@@ -368,15 +376,12 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
     }
   }
 
-  // Nothing outside --in-root is edited: not a declaration, not a launch.
+  // Nothing outside --in-root or in the build tree is edited: not a
+  // declaration, not a launch.
   for (size_t I = 0; I < P.Units.size(); ++I)
     for (const TextEdit &E : P.Units[I].Edits)
-      if (!underRoot(E.File, Opts.InRoot)) {
-        P.refuseUnit(I, {DiagID::Declaration,
-                         "'" + E.File + "' would be edited but is outside --in-root " +
-                             Opts.InRoot,
-                         {E.File, E.Offset, 0, 0},
-                         {}});
+      if (std::optional<std::string> Why = notEditable(E.File, Opts)) {
+        P.refuseUnit(I, {DiagID::Declaration, *Why, {E.File, E.Offset, 0, 0}, {}});
         break;
       }
 

@@ -222,6 +222,7 @@ int main(int argc, char **argv) {
     // sources are then analysed with other flags than the build's.
     if (!DB.Error.empty())
       llvm::errs() << "tma-modernize: warning: " << DB.Error << "; using the default flags\n";
+    Opts.BuildTree = buildTreeOf(DB, Opts.InRoot);
   }
   for (const std::string &Src : Sources) {
     TUInput In;

@@ -59,6 +59,12 @@ struct CompileDatabase {
 /// database there is an Error, not skipped.
 CompileDatabase loadCompileDatabase(llvm::StringRef Dir, llvm::StringRef FirstSource);
 
+/// The build tree: the directory of a loaded compile database when it lies
+/// strictly inside \p InRoot (an out-of-source build, `build/` under the
+/// project). Code there is generated, so it is never edited. Empty for an
+/// in-source build or a database outside the root.
+std::string buildTreeOf(const CompileDatabase &DB, llvm::StringRef InRoot);
+
 /// The note for a source whose \p Commands from \p DB are not its own (none,
 /// or inferred by clang from another entry), or "" when none is due: an
 /// inferred command gets one only when relative directories may be why the

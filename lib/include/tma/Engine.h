@@ -21,6 +21,8 @@ struct EngineOptions {
   /// Otherwise only descriptors whose code holds an error are refused.
   bool Strict = false;
   std::string InRoot; // normalised; empty: no bound
+  /// Build outputs, never edited (buildTreeOf in CompileDatabase.h).
+  std::string BuildTree;
   /// Skip the analysis of TUs that cannot involve a descriptor (Prefilter.h).
   bool Prefilter = true;
 };

@@ -48,6 +48,9 @@ struct Plan {
 struct PlanOptions {
   /// Only files under this directory may be edited (empty: anywhere).
   std::string InRoot;
+  /// Files under this directory are build outputs (code generated into the
+  /// build tree): never edited (empty: none).
+  std::string BuildTree;
   /// Reasons found outside the facts (compiler errors in a descriptor's
   /// code), by parameter key: the main reason, applied before units form.
   std::map<std::string, Blocker> Preblocked;

@@ -1978,6 +1978,22 @@ const PassAnalyzer::UploadGroup &PassAnalyzer::uploadGroup(const FunctionDecl *U
   CopyUse.Kind = HostUseKind::Copy;
   AllocUse.Where = CopyUse.Where = Group.Where;
   std::vector<HostUse> Frees;
+  // \p S is a launch that passes \p VR as descriptors: one use per slot.
+  auto LaunchUses = [&](const Stmt *S, const DeclRefExpr *VR) {
+    std::optional<KernelLaunch> L = asLaunch(S);
+    bool Slot = false;
+    for (unsigned J : L ? descriptorParamIndexes(L->Kernel) : std::vector<unsigned>())
+      if (J < L->Args.size() && L->Args[J]->IgnoreParenImpCasts() == VR) {
+        HostUse LU;
+        LU.Kind = HostUseKind::Launch;
+        LU.Where = ST.point(VR->getBeginLoc());
+        LU.What = "launch of '" + patternOf(L->Kernel)->getQualifiedNameAsString() + "'";
+        LU.ParamKey = paramKey(L->Kernel, J);
+        Group.Uses.push_back(LU);
+        Slot = true;
+      }
+    return Slot;
+  };
   auto Calls = UploadRefs.find(U);
   if (Calls == UploadRefs.end())
     return Refuse("'" + UName + "' is not called", U->getLocation());
@@ -2042,21 +2058,8 @@ const PassAnalyzer::UploadGroup &PassAnalyzer::uploadGroup(const FunctionDecl *U
             (Cmp->getLHS()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) ||
              Cmp->getRHS()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull)))
           continue;
-        if (std::optional<KernelLaunch> L = asLaunch(Use)) {
-          bool Slot = false;
-          for (unsigned J : descriptorParamIndexes(L->Kernel))
-            if (J < L->Args.size() && L->Args[J]->IgnoreParenImpCasts() == VR) {
-              HostUse LU;
-              LU.Kind = HostUseKind::Launch;
-              LU.Where = ST.point(VR->getBeginLoc());
-              LU.What = "launch of '" + patternOf(L->Kernel)->getQualifiedNameAsString() + "'";
-              LU.ParamKey = paramKey(L->Kernel, J);
-              Group.Uses.push_back(LU);
-              Slot = true;
-            }
-          if (Slot)
-            continue;
-        }
+        if (LaunchUses(Use, VR))
+          continue;
         return Refuse("the cache '" + Cache->getNameAsString() + "', which holds the result of '" +
                           UName + "', is used here other than in a launch or a null test",
                       VR->getBeginLoc());
@@ -2083,21 +2086,8 @@ const PassAnalyzer::UploadGroup &PassAnalyzer::uploadGroup(const FunctionDecl *U
         C = Q;
         Q = parent(Caller, Q);
       }
-      if (std::optional<KernelLaunch> L = asLaunch(Q)) {
-        bool Slot = false;
-        for (unsigned J : descriptorParamIndexes(L->Kernel))
-          if (J < L->Args.size() && L->Args[J] == C) {
-            HostUse LU;
-            LU.Kind = HostUseKind::Launch;
-            LU.Where = ST.point(VR->getBeginLoc());
-            LU.What = "launch of '" + patternOf(L->Kernel)->getQualifiedNameAsString() + "'";
-            LU.ParamKey = paramKey(L->Kernel, J);
-            Group.Uses.push_back(LU);
-            Slot = true;
-          }
-        if (Slot)
-          continue;
-      }
+      if (LaunchUses(Q, VR))
+        continue;
       while (Q && isa<ExplicitCastExpr>(Q)) { // cudaFree((void *)p)
         C = Q;
         Q = parent(Caller, Q);

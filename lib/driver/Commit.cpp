@@ -468,7 +468,6 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root,
                              : "; the journal '" + journalPath(Root) + "' is kept"));
         return Out;
       }
-      Out.Written.push_back(E.Path);
       if (++Renames == Fault.ExitAfterRenames)
         FaultHook::exitNow();
     }
@@ -484,7 +483,6 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root,
       if (Dirs.insert(llvm::sys::path::parent_path(E.Path).str()).second)
         syncDirectoryOf(E.Path);
     removeJournal(Root);
-    Out.Written.clear();
     for (const JournalEntry &E : Entries)
       Out.Written.push_back(E.Path);
     return Out;

@@ -275,6 +275,10 @@ private:
   void analyzeKernel(const FunctionDecl *FD);
   void addSignatureEdits(const FunctionDecl *FD, unsigned Index, DescriptorParam &DP);
   void checkParamSpace(const FunctionDecl *FD, const std::vector<unsigned> &Idx);
+  /// tma-106 when the parameters, descriptor pointers \p Idx taken by value
+  /// and \p Bytes more in front, exceed the parameter space.
+  std::optional<Blocker> paramSpaceBlocker(const FunctionDecl *FD,
+                                           const std::vector<unsigned> &Idx, uint64_t Bytes);
 
   // Device-side use classification.
   void walkVarRefs(const VarDecl *V, const FunctionDecl *Fn, unsigned Depth,
@@ -669,29 +673,34 @@ void PassAnalyzer::addSignatureEdits(const FunctionDecl *FD, unsigned Index,
   }
 }
 
-void PassAnalyzer::checkParamSpace(const FunctionDecl *FD,
-                                   const std::vector<unsigned> &Idx) {
-  uint64_t Bytes = 0;
+std::optional<Blocker> PassAnalyzer::paramSpaceBlocker(const FunctionDecl *FD,
+                                                       const std::vector<unsigned> &Idx,
+                                                       uint64_t Bytes) {
   for (unsigned I = 0; I < FD->getNumParams(); ++I) {
     QualType T = FD->getParamDecl(I)->getType();
     if (llvm::is_contained(Idx, I))
       T = T->getPointeeType().getUnqualifiedType();
     if (T->isDependentType() || T->isIncompleteType())
-      return;
+      return std::nullopt;
     TypeInfoChars TI = Ctx.getTypeInfoInChars(T);
     uint64_t Align = std::max<uint64_t>(1, TI.Align.getQuantity());
     Bytes = (Bytes + Align - 1) / Align * Align + TI.Width.getQuantity();
   }
   if (Bytes <= Opts.ParamSpaceLimit)
-    return;
-  for (unsigned I : Idx)
-    paramFacts(FD, I).Blockers.push_back(
-        {DiagID::ParamSpace,
-         "by value, the parameters of '" + patternOf(FD)->getQualifiedNameAsString() +
-             "' would take " + std::to_string(Bytes) + " bytes, above the " +
-             std::to_string(Opts.ParamSpaceLimit) + "-byte limit",
-         ST.point(FD->getLocation()),
-         {}});
+    return std::nullopt;
+  return Blocker{DiagID::ParamSpace,
+                 "by value, the parameters of '" + patternOf(FD)->getQualifiedNameAsString() +
+                     "' would take " + std::to_string(Bytes) + " bytes, above the " +
+                     std::to_string(Opts.ParamSpaceLimit) + "-byte limit",
+                 ST.point(FD->getLocation()),
+                 {}};
+}
+
+void PassAnalyzer::checkParamSpace(const FunctionDecl *FD,
+                                   const std::vector<unsigned> &Idx) {
+  if (std::optional<Blocker> Why = paramSpaceBlocker(FD, Idx, 0))
+    for (unsigned I : Idx)
+      paramFacts(FD, I).Blockers.push_back(*Why);
 }
 
 void PassAnalyzer::analyzeKernel(const FunctionDecl *FD) {
@@ -2655,27 +2664,9 @@ void PassAnalyzer::analyzeConstantDescriptors() {
       llvm::append_range(DP.Blockers, Sink.Blockers);
       llvm::append_range(DP.ReliesOn, Sink.ReliesOn);
       // 128 more bytes of parameters per symbol.
-      uint64_t Bytes = 128 * ConstantParamKeys[patternOf(Fn)].size();
-      bool Known = true;
-      for (const ParmVarDecl *PV : Fn->parameters()) {
-        QualType T = PV->getType();
-        if (isDescriptorPointer(T))
-          T = T->getPointeeType().getUnqualifiedType();
-        if (T->isDependentType() || T->isIncompleteType()) {
-          Known = false;
-          break;
-        }
-        TypeInfoChars TI = Ctx.getTypeInfoInChars(T);
-        uint64_t Align = std::max<uint64_t>(1, TI.Align.getQuantity());
-        Bytes = (Bytes + Align - 1) / Align * Align + TI.Width.getQuantity();
-      }
-      if (Known && Bytes > Opts.ParamSpaceLimit)
-        DP.Blockers.push_back({DiagID::ParamSpace,
-                               "by value, the parameters of '" + DP.KernelName +
-                                   "' would take " + std::to_string(Bytes) +
-                                   " bytes, above the " + std::to_string(Opts.ParamSpaceLimit) +
-                                   "-byte limit",
-                               ST.point(Fn->getLocation()), {}});
+      if (std::optional<Blocker> Why = paramSpaceBlocker(
+              Fn, descriptorParamIndexes(Fn), 128 * ConstantParamKeys[patternOf(Fn)].size()))
+        DP.Blockers.push_back(std::move(*Why));
     }
 
   // Each launch of a reader passes, for each symbol, the descriptor the copy

@@ -7,8 +7,8 @@
 #   scripts/behaviour-snapshot.sh --check [TOOL]      compare with test/snapshot
 #   scripts/behaviour-snapshot.sh --update [TOOL]     rewrite test/snapshot
 #
-# The inputs are copied to one fixed directory first, so that the absolute
-# paths inside reports are the same on every machine and every run.
+# The inputs are copied to a scratch directory first; its path is written as
+# @WORK@ in what is recorded, so records compare across machines and runs.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode=record
@@ -21,8 +21,9 @@ case "$mode" in
 esac
 [ -x "$tool" ] || { echo "behaviour-snapshot: no tool at $tool" >&2; exit 2; }
 
-work="${TMPDIR:-/tmp}/tma-snapshot-work"
-rm -rf "$work" "$out"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+rm -rf "$out"
 mkdir -p "$work" "$out"
 cp -r "$root/test/lit" "$work/lit"
 cp -r "$root/examples" "$work/examples"
@@ -40,6 +41,7 @@ snap() {
   echo "exit $?" >>"$base.diff"
   # Sources whose fixes are empty write no YAML: record that, not a missing file.
   [ -f "$base.yaml" ] || echo "(no fixes file)" >"$base.yaml"
+  sed -i "s#$work#@WORK@#g" "$base.json" "$base.yaml" "$base.diff"
 }
 
 # Every lit input that is a CUDA source (tests and their Inputs).

@@ -1,0 +1,131 @@
+// Navigation over function bodies shared by every component: the parent
+// map and references of a body, statement order and reachability.
+#include "PassContext.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+
+using namespace clang;
+
+namespace tma::analysis {
+
+BodyIndex &PassComponent::index(const FunctionDecl *FD) {
+  Stmt *Body = FD->getBody();
+  std::unique_ptr<BodyIndex> &Slot = Pass.Bodies[Body];
+  if (!Slot) {
+    Slot = std::make_unique<BodyIndex>();
+    Slot->PM = std::make_unique<ParentMap>(Body);
+    llvm::SmallVector<const Stmt *, 64> Work{Body};
+    while (!Work.empty()) {
+      const Stmt *S = Work.pop_back_val();
+      if (!S)
+        continue;
+      if (const auto *R = dyn_cast<DeclRefExpr>(S))
+        Slot->Refs[R->getDecl()].push_back(R);
+      for (const Stmt *C : S->children())
+        Work.push_back(C);
+    }
+    for (auto &KV : Slot->Refs)
+      llvm::sort(KV.second, [](const DeclRefExpr *A, const DeclRefExpr *B) {
+        return A->getBeginLoc() < B->getBeginLoc();
+      });
+  }
+  return *Slot;
+}
+
+const Stmt *PassComponent::topStatement(const Stmt *S, const FunctionDecl *Fn) {
+  // The statement as the user wrote it: a block that a macro expansion
+  // opens (do { ... } while (0)) does not count.
+  const Stmt *Cur = S;
+  while (const Stmt *P = parent(Fn, Cur)) {
+    if (isa<CompoundStmt>(P) && P->getBeginLoc().isFileID())
+      return Cur;
+    Cur = P;
+  }
+  return Cur;
+}
+
+const DeclStmt *PassComponent::declStmtOf(const VarDecl *V, const FunctionDecl *Fn) {
+  llvm::SmallVector<const Stmt *, 64> Work{Fn->getBody()};
+  while (!Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (D == V)
+          return DS;
+    for (const Stmt *C : S->children())
+      Work.push_back(C);
+  }
+  return nullptr;
+}
+
+bool PassComponent::isAncestor(const Stmt *A, const Stmt *S, const FunctionDecl *Fn) {
+  for (const Stmt *Cur = S; Cur; Cur = parent(Fn, Cur))
+    if (Cur == A)
+      return true;
+  return false;
+}
+
+bool PassComponent::between(const Stmt *From, const Stmt *To, const Stmt *X,
+                           const FunctionDecl *Fn) {
+  unsigned XOff = offsetOf(X->getBeginLoc());
+  if (XOff > offsetOf(From->getEndLoc()) && XOff < offsetOf(To->getBeginLoc()))
+    return true;
+  // A loop around the launch but not around the copy runs X again before
+  // the next launch.
+  for (const Stmt *L = parent(Fn, To); L; L = parent(Fn, L))
+    if (isLoop(L) && isAncestor(L, X, Fn) && !isAncestor(L, From, Fn))
+      return true;
+  return false;
+}
+
+bool PassComponent::runsWhenReached(const Stmt *S, const Stmt *Top, const FunctionDecl *Fn) {
+  for (const Stmt *Cur = S; Cur && Cur != Top;) {
+    const Stmt *P = parent(Fn, Cur);
+    if (!P)
+      return false;
+    if (const auto *If = dyn_cast<IfStmt>(P))
+      if (If->getCond() == Cur || If->getInit() == Cur) {
+        Cur = P;
+        continue;
+      }
+    if (const auto *Sw = dyn_cast<SwitchStmt>(P))
+      if (Sw->getCond() == Cur || Sw->getInit() == Cur) {
+        Cur = P;
+        continue;
+      }
+    if (isa<IfStmt, SwitchStmt, ForStmt, WhileStmt, CXXForRangeStmt,
+            AbstractConditionalOperator>(P))
+      return false;
+    if (const auto *BO = dyn_cast<BinaryOperator>(P))
+      if (BO->isLogicalOp() && BO->getRHS() == Cur)
+        return false;
+    Cur = P;
+  }
+  return true;
+}
+
+bool PassComponent::inUnevaluatedOperand(const Stmt *S, const FunctionDecl *Fn) {
+  for (const Stmt *P = parent(Fn, S); P; P = parent(Fn, P))
+    if (isa<UnaryExprOrTypeTraitExpr>(P) || isa<CXXTypeidExpr>(P) ||
+        isa<CXXNoexceptExpr>(P))
+      return true;
+  return false;
+}
+
+const CallExpr *PassComponent::directCallOf(const DeclRefExpr *R, const FunctionDecl *Fn) {
+  if (!Fn || !Fn->getBody())
+    return nullptr;
+  const Stmt *Cur = R;
+  const Stmt *P = parent(Fn, Cur);
+  while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
+    Cur = P;
+    P = parent(Fn, P);
+  }
+  const auto *Call = dyn_cast_or_null<CallExpr>(P);
+  return Call && Call->getCallee() == Cur ? Call : nullptr;
+}
+
+} // namespace tma::analysis

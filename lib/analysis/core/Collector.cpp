@@ -1,0 +1,90 @@
+// The collector: one walk over the translation unit that records kernels,
+// launches and every reference the components need (PassContext's inputs).
+#include "PassContext.h"
+
+#include "CudaApi.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+
+using namespace clang;
+
+namespace tma::analysis {
+namespace {
+
+class Collector : public RecursiveASTVisitor<Collector> {
+public:
+  explicit Collector(PassContext &A) : A(A) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  bool TraverseDecl(Decl *D) {
+    if (!D)
+      return true;
+    if (!isa<TranslationUnitDecl, NamespaceDecl, LinkageSpecDecl>(D) &&
+        A.ST.inSystemHeader(D->getLocation()))
+      return true;
+    auto *FD = dyn_cast<FunctionDecl>(D);
+    bool Push = FD && FD->doesThisDeclarationHaveABody();
+    if (Push)
+      Stack.push_back(FD);
+    bool R = RecursiveASTVisitor::TraverseDecl(D);
+    if (Push)
+      Stack.pop_back();
+    return R;
+  }
+
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (isKernel(FD) && !descriptorParamIndexes(FD).empty())
+      A.Kernels.push_back(FD);
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *CE) {
+    if (!Stack.empty())
+      if (std::optional<KernelLaunch> L = asLaunch(CE))
+        A.Launches.push_back({*L, Stack.back()});
+    if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(CE); KC && !Stack.empty())
+      if (const VarDecl *V = functionPointerCallee(KC)) {
+        auto &Entry = A.PointerLaunches[V];
+        Entry.first = Stack.back();
+        Entry.second.push_back(KC);
+      }
+    const CudaApi *Api = cudaApiOf(CE);
+    if (!Stack.empty() && Api && Api->Role == ApiRole::LaunchArray)
+      A.ArrayLaunchCalls.push_back({CE, Stack.back()});
+    if (Api && Api->Role == ApiRole::NameLookup && CE->getNumArgs() > unsigned(Api->NameArg)) {
+      const auto *Lit = dyn_cast<StringLiteral>(CE->getArg(Api->NameArg)->IgnoreParenImpCasts());
+      A.NameLookups.push_back({Lit ? Lit->getString().str() : std::string(), CE});
+    }
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *V) {
+    if (isConstantDescriptor(V))
+      A.ConstantRefs[V->getCanonicalDecl()]; // known even when unused
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *R) {
+    if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); isConstantDescriptor(V))
+      A.ConstantRefs[V->getCanonicalDecl()].push_back({R, Stack.empty() ? nullptr : Stack.back()});
+    auto *FD = dyn_cast<FunctionDecl>(R->getDecl());
+    if (isKernel(FD))
+      A.KernelRefs.push_back({R, Stack.empty() ? nullptr : Stack.back()});
+    if (FD && !isKernel(FD) && isDescriptorPointer(FD->getReturnType()))
+      A.UploadRefs[FD->getCanonicalDecl()].push_back({R, Stack.empty() ? nullptr : Stack.back()});
+    else if (FD && !isKernel(FD) && !descriptorParamIndexes(FD).empty())
+      A.LauncherRefs[FD->getCanonicalDecl()].push_back({R, Stack.empty() ? nullptr : Stack.back()});
+    return true;
+  }
+
+private:
+  PassContext &A;
+  std::vector<const FunctionDecl *> Stack;
+};
+
+} // namespace
+
+void collect(PassContext &P) {
+  Collector C(P);
+  C.TraverseDecl(P.Ctx.getTranslationUnitDecl());
+}
+
+} // namespace tma::analysis

@@ -1,0 +1,134 @@
+// The CUDA API table (CudaApi.h): one row per runtime or driver call that
+// the analysis follows. A new launch form or copy API is one row here.
+#include "CudaApi.h"
+
+#include "Types.h"
+
+#include "clang/AST/Expr.h"
+
+namespace tma::analysis {
+namespace {
+
+CudaApi launchArgs(llvm::StringRef N, int Kernel, int First) {
+  CudaApi A{N, ApiRole::LaunchArgs};
+  A.KernelArg = Kernel;
+  A.ArgsArg = First;
+  return A;
+}
+CudaApi launchArray(llvm::StringRef N, int Kernel, int Args, int Extra, bool Handle) {
+  CudaApi A{N, ApiRole::LaunchArray};
+  A.KernelArg = Kernel;
+  A.ArgsArg = Args;
+  A.ExtraArg = Extra;
+  A.Handle = Handle;
+  return A;
+}
+CudaApi memory(llvm::StringRef N, ApiRole Role, int Dest, int Src = -1, int Size = -1,
+               int Kind = -1) {
+  CudaApi A{N, Role};
+  A.Dest = Dest;
+  A.Src = Src;
+  A.SizeArg = Size;
+  A.KindArg = Kind;
+  return A;
+}
+CudaApi takesKernel(llvm::StringRef N, ApiRole Role, int Kernel) {
+  CudaApi A{N, Role};
+  A.KernelArg = Kernel;
+  return A;
+}
+CudaApi nameLookup(llvm::StringRef N, int NameArg) {
+  CudaApi A{N, ApiRole::NameLookup};
+  A.NameArg = NameArg;
+  return A;
+}
+
+const std::vector<CudaApi> &table() {
+  static const std::vector<CudaApi> Rows = {
+      // Launches.
+      launchArgs("cudaLaunchKernelEx", 1, 2), // the C++ template
+      launchArray("cudaLaunchKernel", 0, 3, -1, false),
+      launchArray("cudaLaunchCooperativeKernel", 0, 3, -1, false),
+      launchArray("cudaLaunchKernelExC", 1, 2, -1, false),
+      launchArray("cuLaunchKernel", 0, 9, 10, true),
+      launchArray("cuLaunchCooperativeKernel", 0, 9, -1, true),
+      launchArray("cuLaunchKernelEx", 1, 2, 3, true),
+      // Allocations, copies and frees of a device copy.
+      memory("cudaMalloc", ApiRole::Alloc, 0),
+      memory("cudaMallocAsync", ApiRole::Alloc, 0),
+      memory("cuMemAlloc", ApiRole::Alloc, 0),
+      memory("cuMemAllocAsync", ApiRole::Alloc, 0),
+      memory("cudaMemcpy", ApiRole::Copy, 0, 1, 2, 3),
+      memory("cudaMemcpyAsync", ApiRole::Copy, 0, 1, 2, 3),
+      memory("cuMemcpyHtoD", ApiRole::Copy, 0, 1, 2),
+      memory("cuMemcpyHtoDAsync", ApiRole::Copy, 0, 1, 2),
+      memory("cudaMemcpyToSymbol", ApiRole::SymbolCopy, 0, 1, 2, 4),
+      memory("cudaMemcpyToSymbolAsync", ApiRole::SymbolCopy, 0, 1, 2, 4),
+      memory("cudaFree", ApiRole::Free, 0),
+      memory("cudaFreeAsync", ApiRole::Free, 0),
+      memory("cuMemFree", ApiRole::Free, 0),
+      memory("cuMemFreeAsync", ApiRole::Free, 0),
+      // Calls that take a kernel without launching it.
+      takesKernel("cudaFuncSetAttribute", ApiRole::KernelQuery, 0),
+      takesKernel("cudaFuncGetAttributes", ApiRole::KernelQuery, 1),
+      takesKernel("cudaFuncSetCacheConfig", ApiRole::KernelQuery, 0),
+      takesKernel("cudaFuncSetSharedMemConfig", ApiRole::KernelQuery, 0),
+      takesKernel("cudaOccupancyMaxActiveBlocksPerMultiprocessor", ApiRole::KernelQuery, 1),
+      takesKernel("cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+                  ApiRole::KernelQuery, 1),
+      takesKernel("cudaOccupancyMaxPotentialBlockSize", ApiRole::KernelQuery, 2),
+      takesKernel("cudaOccupancyMaxPotentialBlockSizeVariableSMem", ApiRole::KernelQuery, 2),
+      takesKernel("cudaOccupancyMaxPotentialBlockSizeWithFlags", ApiRole::KernelQuery, 2),
+      takesKernel("cudaOccupancyAvailableDynamicSMemPerBlock", ApiRole::KernelQuery, 1),
+      takesKernel("cudaOccupancyMaxActiveClusters", ApiRole::KernelQuery, 1),
+      takesKernel("cudaOccupancyMaxPotentialClusterSize", ApiRole::KernelQuery, 1),
+      takesKernel("cuFuncGetAttribute", ApiRole::HandleQuery, 2),
+      takesKernel("cuFuncSetAttribute", ApiRole::HandleQuery, 0),
+      takesKernel("cuFuncSetCacheConfig", ApiRole::HandleQuery, 0),
+      takesKernel("cuFuncSetSharedMemConfig", ApiRole::HandleQuery, 0),
+      takesKernel("cuOccupancyMaxActiveBlocksPerMultiprocessor", ApiRole::HandleQuery, 1),
+      takesKernel("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", ApiRole::HandleQuery,
+                  1),
+      takesKernel("cuOccupancyMaxPotentialBlockSize", ApiRole::HandleQuery, 2),
+      takesKernel("cuOccupancyMaxPotentialBlockSizeWithFlags", ApiRole::HandleQuery, 2),
+      takesKernel("cuOccupancyAvailableDynamicSMemPerBlock", ApiRole::HandleQuery, 1),
+      takesKernel("cuOccupancyMaxActiveClusters", ApiRole::HandleQuery, 1),
+      takesKernel("cuOccupancyMaxPotentialClusterSize", ApiRole::HandleQuery, 1),
+      takesKernel("cudaGetFuncBySymbol", ApiRole::HandleBind, 1),
+      // Kernels found by name.
+      nameLookup("cuModuleGetFunction", 2),
+      nameLookup("cuLibraryGetKernel", 2),
+  };
+  return Rows;
+}
+
+} // namespace
+
+llvm::StringRef driverBaseName(llvm::StringRef Name) {
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (llvm::StringRef Suffix : {"_ptsz", "_ptds", "_v2", "_v3"})
+      if (Name.consume_back(Suffix))
+        Changed = true;
+  }
+  return Name;
+}
+
+const CudaApi *cudaApi(llvm::StringRef Name) {
+  Name = driverBaseName(Name);
+  for (const CudaApi &A : table())
+    if (A.Name == Name)
+      return &A;
+  return nullptr;
+}
+
+const CudaApi *cudaApi(llvm::StringRef Name, ApiRole Role) {
+  const CudaApi *A = cudaApi(Name);
+  return A && A->Role == Role ? A : nullptr;
+}
+
+const CudaApi *cudaApiOf(const clang::CallExpr *CE) {
+  return CE ? cudaApi(calleeName(CE)) : nullptr;
+}
+
+} // namespace tma::analysis

@@ -1,0 +1,71 @@
+// The one table of CUDA API knowledge (runtime and driver): which calls
+// launch, allocate, copy, free, look up or only query a kernel, and where
+// their kernel and arguments are. Every analysis asks it; none spells a name.
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+
+namespace clang {
+class CallExpr;
+}
+
+namespace tma::analysis {
+
+enum class ApiRole {
+  /// `cudaLaunchKernelEx(config, kernel, args...)`: the kernel's arguments
+  /// one to one from FirstKernelArg.
+  LaunchArgs,
+  /// `cudaLaunchKernel(k, g, b, args, ...)`, `cuLaunchKernel(f, ..., args, extra)`:
+  /// the kernel's arguments as an array of addresses at ArgsArg.
+  LaunchArray,
+  /// `cudaMalloc(&d, n)`: allocates into the variable whose address is Dest.
+  Alloc,
+  /// `cudaMemcpy(d, &h, n, kind)`, `cuMemcpyHtoD(d, &h, n)`: a host-to-device copy.
+  Copy,
+  /// `cudaMemcpyToSymbol(sym, &h, n, offset, kind)`.
+  SymbolCopy,
+  /// `cudaFree(d)`.
+  Free,
+  /// Takes the kernel (KernelArg) without launching it: attributes,
+  /// occupancy, cache configuration.
+  KernelQuery,
+  /// Takes a CUfunction handle (KernelArg) without launching it.
+  HandleQuery,
+  /// `cudaGetFuncBySymbol(&f, kernel)`: binds a CUfunction handle.
+  HandleBind,
+  /// `cuModuleGetFunction(&f, module, "name")`: a kernel found by its name.
+  NameLookup,
+};
+
+struct CudaApi {
+  llvm::StringRef Name;
+  ApiRole Role;
+  /// The kernel (or CUfunction handle) argument; -1: none.
+  int KernelArg = -1;
+  /// LaunchArgs: the first kernel argument. LaunchArray: the argument array.
+  int ArgsArg = -1;
+  /// LaunchArray: the `extra` array (-1: none).
+  int ExtraArg = -1;
+  /// LaunchArray: the kernel is a CUfunction handle, not the symbol.
+  bool Handle = false;
+  /// Copies: the destination, the source, the size and the copy kind (-1: none).
+  /// Alloc and Free: Dest is the pointer. NameLookup: SizeArg... see NameArg.
+  int Dest = -1, Src = -1, SizeArg = -1, KindArg = -1;
+  /// NameLookup: the name argument.
+  int NameArg = -1;
+};
+
+/// The API \p Name (as written, or as cuda.h maps it: `cuMemAlloc_v2`,
+/// `cuLaunchKernel_ptsz`), or null.
+const CudaApi *cudaApi(llvm::StringRef Name);
+/// The API \p CE calls directly, or null.
+const CudaApi *cudaApiOf(const clang::CallExpr *CE);
+/// cudaApi(Name) when it has \p Role, else null.
+const CudaApi *cudaApi(llvm::StringRef Name, ApiRole Role);
+
+/// cuda.h maps driver API names to versioned and per-thread-stream symbols
+/// (cuMemAlloc -> cuMemAlloc_v2, cuLaunchKernel -> cuLaunchKernel_ptsz):
+/// the name as written in the documentation.
+llvm::StringRef driverBaseName(llvm::StringRef Name);
+
+} // namespace tma::analysis

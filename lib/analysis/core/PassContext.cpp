@@ -1,0 +1,97 @@
+// The pass context (PassContext.h): its construction, and the helpers every
+// component shares for facts (parameter slots, keys) and source text.
+#include "PassContext.h"
+
+#include "../device/Device.h"
+#include "../host/Host.h"
+
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+
+namespace tma::analysis {
+
+PassContext::PassContext(ASTContext &Ctx, llvm::StringRef Side, const AnalysisOptions &Opts)
+    : Ctx(Ctx), ST(Ctx.getSourceManager(), Ctx.getLangOpts()), Opts(Opts) {
+  Out.Side = Side.str();
+  Walker = std::make_unique<UseWalker>(*this);
+  Signatures = std::make_unique<KernelSignatures>(*this);
+  Buffers = std::make_unique<HostBuffers>(*this);
+  ArgArrays = std::make_unique<ArgumentArrays>(*this);
+  LauncherFlow = std::make_unique<Launchers>(*this);
+  UploadFlow = std::make_unique<UploadHelpers>(*this);
+  LaunchArgFlow = std::make_unique<LaunchArgs>(*this);
+  Constants = std::make_unique<ConstantMemory>(*this);
+  PointerFlow = std::make_unique<analysis::PointerLaunches>(*this);
+  KernelRefChecks = std::make_unique<analysis::KernelRefs>(*this);
+}
+
+PassContext::~PassContext() = default;
+
+DescriptorParam &PassComponent::paramFacts(const FunctionDecl *FD, unsigned Index) {
+  std::string Key = paramKey(FD, Index);
+  auto It = Pass.ParamSlot.find(Key);
+  if (It != Pass.ParamSlot.end())
+    return Out.Params[It->second];
+  Pass.ParamSlot[Key] = Out.Params.size();
+  DescriptorParam DP;
+  DP.Key = Key;
+  DP.KernelName = patternOf(FD)->getQualifiedNameAsString();
+  DP.Index = Index;
+  const ParmVarDecl *P = FD->getParamDecl(Index);
+  DP.ParamName = P->getName().str();
+  DP.Where = ST.point(P->getLocation());
+  DP.ExternallyVisible = patternOf(FD)->isExternallyVisible();
+  Out.Params.push_back(std::move(DP));
+  return Out.Params.back();
+}
+
+
+std::vector<std::string> PassComponent::paramKeysOf(const FunctionDecl *K) {
+  std::vector<std::string> Keys;
+  for (unsigned I : descriptorParamIndexes(K))
+    Keys.push_back(paramKey(K, I));
+  auto It = Pass.ConstantParamKeys.find(patternOf(K));
+  if (It != Pass.ConstantParamKeys.end())
+    llvm::append_range(Keys, It->second);
+  return Keys;
+}
+
+std::optional<std::string> PassComponent::callableUnverified(const FunctionDecl *F,
+                                                             llvm::StringRef Role) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  bool InHeader = llvm::any_of(F->redecls(), [&](const FunctionDecl *D) {
+    return SM.getFileID(SM.getExpansionLoc(D->getLocation())) != SM.getMainFileID();
+  });
+  if (!F->isExternallyVisible() || InHeader)
+    return std::nullopt;
+  return Role.str() + " '" + F->getQualifiedNameAsString() +
+         "' has external linkage and no declaration in a header: other translation units "
+         "may call it (make it static, or declare it in a header)";
+}
+
+SourceSpan PassComponent::spanOf(const Decl *D) {
+  SourceSpan S;
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation B = SM.getExpansionLoc(D->getBeginLoc());
+  SourceLocation E = SM.getExpansionRange(D->getEndLoc()).getEnd();
+  S.Begin = ST.point(B);
+  S.End = SM.getFileOffset(E) + Lexer::MeasureTokenLength(E, SM, Ctx.getLangOpts());
+  return S;
+}
+
+void PassComponent::block(UseSink &Sink, DiagID ID, std::string Msg, SourceLocation Loc) {
+  Sink.Blockers.push_back({ID, std::move(Msg), ST.point(Loc), {}});
+}
+
+unsigned PassComponent::offsetOf(SourceLocation L) {
+  return Ctx.getSourceManager().getFileOffset(Ctx.getSourceManager().getExpansionLoc(L));
+}
+
+std::string PassComponent::spelled(const Expr *E) {
+  if (std::optional<CharSourceRange> R = ST.fileRange(E->getSourceRange()))
+    return ST.text(*R);
+  return "<expr>";
+}
+
+} // namespace tma::analysis

@@ -1,0 +1,192 @@
+// The context of one pass over one CUDA side: the AST, the facts the
+// collector found, the facts written so far, and the components. Every
+// component derives from PassComponent, which gives it the shared
+// navigation (parents, references, statement order) over function bodies.
+#pragma once
+
+#include "Launch.h"
+#include "Types.h"
+
+#include "tma/Facts.h"
+#include "tma/PassAnalysis.h"
+#include "tma/SourceText.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMap.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tma::analysis {
+
+class UseWalker;
+class KernelSignatures;
+class HostBuffers;
+class ArgumentArrays;
+class Launchers;
+class UploadHelpers;
+class LaunchArgs;
+class ConstantMemory;
+class PointerLaunches;
+class KernelRefs;
+
+/// The per-function index: parents of every statement and the references to
+/// every declaration, built once per body.
+struct BodyIndex {
+  std::unique_ptr<clang::ParentMap> PM;
+  llvm::DenseMap<const clang::Decl *, llvm::SmallVector<const clang::DeclRefExpr *, 4>> Refs;
+};
+
+/// Where a use walk records what it finds: the kernel's own facts, or a
+/// scratch sink for a helper function (whose text is never edited).
+struct UseSink {
+  std::vector<TextEdit> Edits;
+  std::vector<SourcePoint> Fences;
+  std::vector<Blocker> Blockers;
+  std::vector<SourceSpan> ReliesOn;
+};
+
+enum class ValueMode { Pointer, Integer };
+
+/// A host-to-device copy into a device buffer and its top statement.
+struct CopyInfo {
+  const clang::CallExpr *Call;
+  const clang::Stmt *Top;
+};
+
+struct PassContext {
+  PassContext(clang::ASTContext &Ctx, llvm::StringRef Side, const AnalysisOptions &Opts);
+  ~PassContext();
+
+  clang::ASTContext &Ctx;
+  SourceText ST;
+  const AnalysisOptions &Opts;
+  /// What the pass has found so far: the output.
+  PassFacts Out;
+
+  // Filled by the collector (core/Collector.cpp), read by the components.
+  std::vector<const clang::FunctionDecl *> Kernels;
+  std::vector<std::pair<KernelLaunch, const clang::FunctionDecl *>> Launches;
+  std::vector<std::pair<const clang::DeclRefExpr *, const clang::FunctionDecl *>> KernelRefs;
+  /// Launches through a function-pointer variable (`k<<<g, b>>>(...)` with
+  /// `auto *k = flag ? a<true> : a<false>`), by variable (K4).
+  std::map<const clang::VarDecl *, std::pair<const clang::FunctionDecl *,
+                                             std::vector<const clang::CUDAKernelCallExpr *>>>
+      PointerLaunches;
+  /// Every `__constant__ CUtensorMap` and the references to it, with the
+  /// function holding each (null at namespace scope).
+  std::map<const clang::VarDecl *,
+           std::vector<std::pair<const clang::DeclRefExpr *, const clang::FunctionDecl *>>>
+      ConstantRefs;
+  /// Kernels looked up by name (cuModuleGetFunction, cuLibraryGetKernel):
+  /// the name, or empty when it is not a string literal.
+  std::vector<std::pair<std::string, const clang::CallExpr *>> NameLookups;
+  /// References to host functions that return a descriptor pointer (H6).
+  std::map<const clang::FunctionDecl *,
+           std::vector<std::pair<const clang::DeclRefExpr *, const clang::FunctionDecl *>>>
+      UploadRefs;
+  /// References to host functions that take a descriptor pointer (H7).
+  std::map<const clang::FunctionDecl *,
+           std::vector<std::pair<const clang::DeclRefExpr *, const clang::FunctionDecl *>>>
+      LauncherRefs;
+  /// Calls of the argument-array launch APIs (H4), resolved in run().
+  std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> ArrayLaunchCalls;
+
+  // Written by one component, read by others (the phase order in
+  // PassAnalysis.cpp writes each before it is read).
+  /// Keys of the parameters a kernel gains from `__constant__` descriptors
+  /// it reads, by kernel pattern (ConstantMemory): blocked like its own
+  /// descriptor parameters when the kernel is used other than in a launch.
+  std::map<const clang::FunctionDecl *, std::vector<std::string>> ConstantParamKeys;
+  /// The kernels each accepted function-pointer launch may run (PointerLaunches).
+  std::map<const clang::CUDAKernelCallExpr *, std::vector<const clang::FunctionDecl *>>
+      PointerTargets;
+  /// Kernel references that a resolved argument-array launch accounts for
+  /// (ArgumentArrays, PointerLaunches).
+  llvm::DenseSet<const clang::DeclRefExpr *> AcceptedKernelRefs;
+  /// `&d` in an argument array: the variable's reference -> (kernel, slot).
+  llvm::DenseMap<const clang::DeclRefExpr *, std::pair<const clang::FunctionDecl *, unsigned>>
+      ArraySlots;
+  /// Index of each descriptor parameter's facts in Out.Params, by key.
+  std::map<std::string, size_t> ParamSlot;
+  /// The copies into each device buffer and its other uses (HostBuffers).
+  std::map<const clang::VarDecl *, std::vector<CopyInfo>> BufferCopies;
+  std::map<const clang::VarDecl *, std::vector<const clang::Stmt *>> BufferOtherUses;
+  /// One index per function body.
+  std::map<const clang::Stmt *, std::unique_ptr<BodyIndex>> Bodies;
+
+  // The components, in the order of the phases.
+  std::unique_ptr<UseWalker> Walker;
+  std::unique_ptr<KernelSignatures> Signatures;
+  std::unique_ptr<HostBuffers> Buffers;
+  std::unique_ptr<ArgumentArrays> ArgArrays;
+  std::unique_ptr<Launchers> LauncherFlow;
+  std::unique_ptr<UploadHelpers> UploadFlow;
+  std::unique_ptr<LaunchArgs> LaunchArgFlow;
+  std::unique_ptr<ConstantMemory> Constants;
+  std::unique_ptr<analysis::PointerLaunches> PointerFlow;
+  std::unique_ptr<analysis::KernelRefs> KernelRefChecks;
+};
+
+/// Fills the collected facts of \p P from its translation unit.
+void collect(PassContext &P);
+
+/// The base of every component: the context, and navigation over bodies
+/// shared by all (core/BodyIndex.cpp, core/PassContext.cpp).
+class PassComponent {
+protected:
+  explicit PassComponent(PassContext &P)
+      : Pass(P), Ctx(P.Ctx), ST(P.ST), Out(P.Out), Opts(P.Opts) {}
+
+  PassContext &Pass;
+  clang::ASTContext &Ctx;
+  SourceText &ST;
+  PassFacts &Out;
+  const AnalysisOptions &Opts;
+
+  // Navigation (core/BodyIndex.cpp).
+  BodyIndex &index(const clang::FunctionDecl *FD);
+  const clang::Stmt *parent(const clang::FunctionDecl *Fn, const clang::Stmt *S) {
+    return index(Fn).PM->getParent(S);
+  }
+  /// The statement as the user wrote it, directly in a block.
+  const clang::Stmt *topStatement(const clang::Stmt *S, const clang::FunctionDecl *Fn);
+  const clang::DeclStmt *declStmtOf(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
+  bool isAncestor(const clang::Stmt *A, const clang::Stmt *S, const clang::FunctionDecl *Fn);
+  /// Does \p S run whenever its top statement \p Top does? (No if, loop,
+  /// switch, ?: or short-circuit operator in between; a macro's
+  /// do { } while (0) runs once.)
+  bool runsWhenReached(const clang::Stmt *S, const clang::Stmt *Top,
+                       const clang::FunctionDecl *Fn);
+  /// Can \p X run after \p From and before \p To?
+  bool between(const clang::Stmt *From, const clang::Stmt *To, const clang::Stmt *X,
+               const clang::FunctionDecl *Fn);
+  bool inUnevaluatedOperand(const clang::Stmt *S, const clang::FunctionDecl *Fn);
+  /// The call whose callee \p R is (through parentheses and implicit
+  /// casts), or null: \p R is used some other way.
+  const clang::CallExpr *directCallOf(const clang::DeclRefExpr *R,
+                                      const clang::FunctionDecl *Fn);
+
+  // Facts and text (core/PassContext.cpp).
+  DescriptorParam &paramFacts(const clang::FunctionDecl *FD, unsigned Index);
+  /// Every parameter key of kernel \p K: its descriptor pointers and the
+  /// parameters it gains from `__constant__` descriptors.
+  std::vector<std::string> paramKeysOf(const clang::FunctionDecl *K);
+  /// Why another translation unit could call \p F without being verified
+  /// with its new signature: external linkage and no declaration in a header
+  /// (a TU including an edited header is re-parsed with it).
+  std::optional<std::string> callableUnverified(const clang::FunctionDecl *F,
+                                                llvm::StringRef Role);
+  SourceSpan spanOf(const clang::Decl *D);
+  void block(UseSink &Sink, DiagID ID, std::string Msg, clang::SourceLocation Loc);
+  unsigned offsetOf(clang::SourceLocation L);
+  std::string spelled(const clang::Expr *E);
+};
+
+} // namespace tma::analysis

@@ -1,0 +1,38 @@
+// What the analysis knows of types and names: descriptor types, kernels,
+// the keys (USR + index) that facts are merged by, and small AST helpers.
+#pragma once
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+
+#include <string>
+#include <vector>
+
+namespace tma::analysis {
+
+/// `struct CUtensorMap_st` (behind every spelling: CUtensorMap, aliases).
+bool isTensorMapRecord(clang::QualType T);
+/// A pointer to a descriptor (`const CUtensorMap *`, `CUtensorMap *`).
+bool isDescriptorPointer(clang::QualType T);
+bool isPointerToNonConst(clang::QualType T);
+/// The indexes of \p FD's descriptor-pointer parameters.
+std::vector<unsigned> descriptorParamIndexes(const clang::FunctionDecl *FD);
+/// A `__global__` function.
+bool isKernel(const clang::FunctionDecl *FD);
+/// `__constant__ CUtensorMap c_map;` (not an array).
+bool isConstantDescriptor(const clang::VarDecl *V);
+/// The template pattern of an instantiation, else \p FD itself.
+const clang::FunctionDecl *patternOf(const clang::FunctionDecl *FD);
+/// The USR of \p FD's pattern: the same in every translation unit.
+std::string usrOf(const clang::FunctionDecl *FD);
+/// The key of one descriptor parameter: `USR#index`.
+std::string paramKey(const clang::FunctionDecl *FD, unsigned Index);
+/// The plain name of a call's direct callee, or "".
+std::string calleeName(const clang::CallExpr *CE);
+/// CCCL's `fence_proxy_tensormap_generic` wrapper.
+bool isFenceWrapper(const clang::FunctionDecl *FD);
+bool isLoop(const clang::Stmt *S);
+/// \p E without parentheses, implicit and explicit casts.
+const clang::Expr *stripCasts(const clang::Expr *E);
+
+} // namespace tma::analysis

@@ -1,0 +1,70 @@
+// The device side of a pass: a kernel's descriptor parameters, their
+// signature edits, and how every use of one in the body is classified.
+#pragma once
+
+#include "../core/PassContext.h"
+
+#include <set>
+
+namespace tma::analysis {
+
+/// Classifies every use of a descriptor pointer in device code: each must
+/// be a read; records the edits (`p->` to `.`, `*p` to `p`, `p` to `&p`),
+/// the acquire fences that go, and blockers (device/UseWalker.cpp,
+/// device/AsmUses.cpp).
+class UseWalker : public PassComponent {
+public:
+  explicit UseWalker(PassContext &P) : PassComponent(P) {}
+
+  void walkVarRefs(const clang::VarDecl *V, const clang::FunctionDecl *Fn, unsigned Depth,
+                   bool IsKernelParam, bool Editable, ValueMode M, UseSink &Sink);
+  /// Is \p Def a wrapper whose whole body is an acquire fence on parameter
+  /// \p ParamIndex?
+  bool isAcquireFenceWrapper(const clang::FunctionDecl *Def, unsigned ParamIndex);
+
+  void walkValue(const clang::Expr *E, const clang::FunctionDecl *Fn, unsigned Depth,
+                 const clang::DeclRefExpr *Direct, ValueMode M, UseSink &Sink);
+
+private:
+  void walkRef(const clang::DeclRefExpr *R, const clang::FunctionDecl *Fn, unsigned Depth,
+               bool IsKernelParam, bool Editable, ValueMode M, UseSink &Sink);
+  void walkLValue(const clang::Expr *E, const clang::FunctionDecl *Fn, unsigned Depth,
+                  UseSink &Sink);
+  void handleCallArg(const clang::CallExpr *CE, const clang::Expr *Arg,
+                     const clang::FunctionDecl *Fn, unsigned Depth,
+                     const clang::DeclRefExpr *Direct, ValueMode M, UseSink &Sink);
+  void handleAsm(const clang::GCCAsmStmt *AS, const clang::Expr *Operand,
+                 const clang::FunctionDecl *Fn, unsigned Depth,
+                 const clang::DeclRefExpr *Direct, UseSink &Sink);
+  void handleAlias(const clang::DeclStmt *DS, const clang::Expr *Init,
+                   const clang::FunctionDecl *Fn, unsigned Depth,
+                   const clang::DeclRefExpr *Direct, ValueMode M, UseSink &Sink);
+  void removeFence(const clang::Stmt *S, const clang::FunctionDecl *Fn, unsigned Depth,
+                   llvm::StringRef What, UseSink &Sink);
+  void addressOf(const clang::DeclRefExpr *Direct, UseSink &Sink);
+
+  /// Device helpers already walked for a parameter, and those being walked
+  /// (recursion).
+  std::map<std::pair<const clang::FunctionDecl *, unsigned>, UseSink> HelperMemo;
+  std::set<std::pair<const clang::FunctionDecl *, unsigned>> HelpersInProgress;
+};
+
+/// A kernel's descriptor parameters: their facts, the edits of every
+/// redeclaration's parameter text, and the parameter-space check
+/// (device/KernelSignature.cpp).
+class KernelSignatures : public PassComponent {
+public:
+  explicit KernelSignatures(PassContext &P) : PassComponent(P) {}
+
+  void analyzeKernel(const clang::FunctionDecl *FD);
+  /// tma-106 when the parameters, descriptor pointers \p Idx taken by value
+  /// and \p Bytes more in front, exceed the parameter space.
+  std::optional<Blocker> paramSpaceBlocker(const clang::FunctionDecl *FD,
+                                           const std::vector<unsigned> &Idx, uint64_t Bytes);
+
+private:
+  void addSignatureEdits(const clang::FunctionDecl *FD, unsigned Index, DescriptorParam &DP);
+  void checkParamSpace(const clang::FunctionDecl *FD, const std::vector<unsigned> &Idx);
+};
+
+} // namespace tma::analysis

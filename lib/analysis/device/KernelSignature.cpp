@@ -1,0 +1,131 @@
+// A kernel's descriptor parameters: their facts, the new text of every
+// redeclaration's parameter, and the parameter-space limit (tma-106).
+#include "Device.h"
+
+#include "clang/AST/TypeLoc.h"
+
+using namespace clang;
+
+namespace tma::analysis {
+
+void KernelSignatures::addSignatureEdits(const FunctionDecl *FD, unsigned Index,
+                                         DescriptorParam &DP) {
+  const FunctionDecl *Pattern = patternOf(FD);
+  for (const FunctionDecl *Redecl : Pattern->redecls()) {
+    if (Index >= Redecl->getNumParams())
+      continue;
+    const ParmVarDecl *P = Redecl->getParamDecl(Index);
+    if (ST.inSystemHeader(P->getLocation())) {
+      DP.Blockers.push_back({DiagID::Declaration,
+                             "a declaration of '" + DP.KernelName +
+                                 "' is in a system header",
+                             ST.point(P->getLocation()), {}});
+      continue;
+    }
+    if (P->getOriginalType()->isArrayType()) {
+      DP.Blockers.push_back({DiagID::RuntimeIndex,
+                             "parameter '" + DP.ParamName +
+                                 "' is declared as an array of descriptors",
+                             ST.point(P->getLocation()), {}});
+      continue;
+    }
+    // The spelled pointee ("CUtensorMap", "Desc", "cute::TmaDescriptor").
+    std::string Pointee = "CUtensorMap";
+    if (TypeSourceInfo *TSI = P->getTypeSourceInfo()) {
+      TypeLoc TL = TSI->getTypeLoc();
+      while (true) {
+        if (auto Q = TL.getAs<QualifiedTypeLoc>())
+          TL = Q.getUnqualifiedLoc();
+        else if (auto A = TL.getAs<AttributedTypeLoc>())
+          TL = A.getModifiedLoc();
+        else if (auto M = TL.getAs<MacroQualifiedTypeLoc>())
+          TL = M.getInnerLoc();
+        else if (auto Pa = TL.getAs<ParenTypeLoc>())
+          TL = Pa.getInnerLoc();
+        else
+          break;
+      }
+      if (auto PTL = TL.getAs<PointerTypeLoc>()) {
+        TypeLoc PL = PTL.getPointeeLoc().getUnqualifiedLoc();
+        if (std::optional<CharSourceRange> R = ST.fileRange(PL.getSourceRange())) {
+          std::string T = ST.text(*R);
+          if (!T.empty())
+            Pointee = T;
+        }
+      }
+    }
+    SourceLocation End = P->getLocation();
+    if (P->getName().empty() || End.isInvalid())
+      End = P->getSourceRange().getEnd();
+    std::optional<CharSourceRange> R =
+        ST.fileRange(SourceRange(P->getOuterLocStart(), End));
+    if (!R) {
+      DP.Blockers.push_back({DiagID::InMacro,
+                             "the declaration of parameter '" + DP.ParamName +
+                                 "' is spelled by a macro",
+                             ST.point(P->getLocation()), {}});
+      continue;
+    }
+    std::string Text = "const __grid_constant__ " + Pointee;
+    if (!P->getName().empty())
+      Text += " " + P->getName().str();
+    DP.Edits.push_back(ST.replace(*R, Text));
+  }
+}
+
+std::optional<Blocker> KernelSignatures::paramSpaceBlocker(const FunctionDecl *FD,
+                                                       const std::vector<unsigned> &Idx,
+                                                       uint64_t Bytes) {
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    QualType T = FD->getParamDecl(I)->getType();
+    if (llvm::is_contained(Idx, I))
+      T = T->getPointeeType().getUnqualifiedType();
+    if (T->isDependentType() || T->isIncompleteType())
+      return std::nullopt;
+    TypeInfoChars TI = Ctx.getTypeInfoInChars(T);
+    uint64_t Align = std::max<uint64_t>(1, TI.Align.getQuantity());
+    Bytes = (Bytes + Align - 1) / Align * Align + TI.Width.getQuantity();
+  }
+  if (Bytes <= Opts.ParamSpaceLimit)
+    return std::nullopt;
+  return Blocker{DiagID::ParamSpace,
+                 "by value, the parameters of '" + patternOf(FD)->getQualifiedNameAsString() +
+                     "' would take " + std::to_string(Bytes) + " bytes, above the " +
+                     std::to_string(Opts.ParamSpaceLimit) + "-byte limit",
+                 ST.point(FD->getLocation()),
+                 {}};
+}
+
+void KernelSignatures::checkParamSpace(const FunctionDecl *FD,
+                                   const std::vector<unsigned> &Idx) {
+  if (std::optional<Blocker> Why = paramSpaceBlocker(FD, Idx, 0))
+    for (unsigned I : Idx)
+      paramFacts(FD, I).Blockers.push_back(*Why);
+}
+
+void KernelSignatures::analyzeKernel(const FunctionDecl *FD) {
+  std::vector<unsigned> Idx = descriptorParamIndexes(FD);
+  for (unsigned I : Idx) {
+    DescriptorParam &DP = paramFacts(FD, I);
+    addSignatureEdits(FD, I, DP);
+  }
+  if (!FD->doesThisDeclarationHaveABody() || FD->isDependentContext() ||
+      FD->isInvalidDecl())
+    return;
+  checkParamSpace(FD, Idx);
+  for (unsigned I : Idx) {
+    UseSink Sink;
+    Pass.Walker->walkVarRefs(FD->getParamDecl(I), FD, 0, /*IsKernelParam=*/true,
+                /*Editable=*/true, ValueMode::Pointer, Sink);
+    DescriptorParam &DP = paramFacts(FD, I);
+    DP.DefinitionSeen = true;
+    DP.Where = ST.point(FD->getParamDecl(I)->getLocation());
+    llvm::append_range(DP.Edits, Sink.Edits);
+    llvm::append_range(DP.FencesRemoved, Sink.Fences);
+    llvm::append_range(DP.Blockers, Sink.Blockers);
+    DP.ReliesOn.push_back(spanOf(FD));
+    llvm::append_range(DP.ReliesOn, Sink.ReliesOn);
+  }
+}
+
+} // namespace tma::analysis

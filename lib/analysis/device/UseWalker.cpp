@@ -1,0 +1,463 @@
+// Device side: every use of a descriptor pointer in a kernel (or a device
+// helper it is passed to) must be a read; the walk records edits and blockers.
+#include "Device.h"
+
+#include "tma/AsmClassifier.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace tma::analysis {
+
+void UseWalker::addressOf(const DeclRefExpr *Direct, UseSink &Sink) {
+  if (!Direct)
+    return;
+  if (std::optional<CharSourceRange> R = ST.fileRange(Direct->getSourceRange()))
+    Sink.Edits.push_back(ST.insertBefore(R->getBegin(), "&"));
+  else
+    block(Sink, DiagID::InMacro, "descriptor use is spelled inside a macro body",
+          Direct->getBeginLoc());
+}
+
+void UseWalker::walkVarRefs(const VarDecl *V, const FunctionDecl *Fn,
+                               unsigned Depth, bool IsKernelParam, bool Editable,
+                               ValueMode M, UseSink &Sink) {
+  auto It = index(Fn).Refs.find(V);
+  if (It == index(Fn).Refs.end())
+    return;
+  for (const DeclRefExpr *R : It->second)
+    walkRef(R, Fn, Depth, IsKernelParam, Editable, M, Sink);
+}
+
+void UseWalker::walkRef(const DeclRefExpr *R, const FunctionDecl *Fn,
+                           unsigned Depth, bool IsKernelParam, bool Editable,
+                           ValueMode M, UseSink &Sink) {
+  std::string Name = R->getDecl()->getNameAsString();
+  const Stmt *P = parent(Fn, R);
+  const Expr *Cur = R;
+  while (P && isa<ParenExpr>(P)) {
+    Cur = cast<Expr>(P);
+    P = parent(Fn, P);
+  }
+  if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P)) {
+    if (IC->getCastKind() == CK_LValueToRValue) {
+      walkValue(IC, Fn, Depth, Editable ? R : nullptr, M, Sink);
+      return;
+    }
+  }
+  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P)) {
+    if (UO->getOpcode() == UO_AddrOf) {
+      block(Sink, DiagID::Escapes, "the address of '" + Name + "' is taken",
+            UO->getBeginLoc());
+      return;
+    }
+    if (UO->isIncrementDecrementOp()) {
+      block(Sink, DiagID::RuntimeIndex, "'" + Name + "' is incremented or decremented",
+            UO->getBeginLoc());
+      return;
+    }
+  }
+  // A call that clang could not finish because of another argument (one that
+  // names a declaration clang rejected, such as nvcc's `__shared__
+  // cuda::barrier`) keeps its arguments unconverted. When the callee is one
+  // known function (not an overload set) and this argument is sound, it is
+  // the call nvcc makes: follow it as such.
+  if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
+    const auto *Callee = dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts());
+    const auto *FD = Callee ? dyn_cast<FunctionDecl>(Callee->getDecl()) : nullptr;
+    if (CE->containsErrors() && !R->containsErrors() && FD && !isa<CUDAKernelCallExpr>(CE) &&
+        llvm::is_contained(CE->arguments(), Cur) && CE->getNumArgs() <= FD->getNumParams()) {
+      handleCallArg(CE, Cur, Fn, Depth, Editable ? R : nullptr, M, Sink);
+      return;
+    }
+  }
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P)) {
+    if (BO->isAssignmentOp() && BO->getLHS()->IgnoreParens() == R) {
+      if (IsKernelParam)
+        block(Sink, BO->isCompoundAssignmentOp() ? DiagID::RuntimeIndex : DiagID::DeviceWrite,
+              "parameter '" + Name + "' is assigned in the kernel", BO->getBeginLoc());
+      // An alias that is reassigned simply stops being an alias.
+      return;
+    }
+  }
+  block(Sink, DiagID::Escapes,
+        "'" + Name + "' is used in a way that cannot be followed (" +
+            (P ? std::string(P->getStmtClassName()) : std::string("?")) + ")",
+        R->getBeginLoc());
+}
+
+void UseWalker::walkValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
+                             const DeclRefExpr *Direct, ValueMode M, UseSink &Sink) {
+  std::string Name = Direct ? Direct->getDecl()->getNameAsString() : "descriptor pointer";
+  while (true) {
+    const Stmt *P = parent(Fn, E);
+    if (!P) {
+      block(Sink, DiagID::Escapes, "value of '" + Name + "' is discarded in an unknown context",
+            E->getBeginLoc());
+      return;
+    }
+    if (isa<ParenExpr>(P)) {
+      E = cast<Expr>(P);
+      continue;
+    }
+    if (const auto *IC = dyn_cast<ImplicitCastExpr>(P)) {
+      CastKind K = IC->getCastKind();
+      if (M == ValueMode::Pointer) {
+        if (K == CK_NoOp || K == CK_BitCast || K == CK_LValueToRValue) {
+          if (isPointerToNonConst(IC->getType()) &&
+                   !isDescriptorPointer(IC->getType())) {
+            block(Sink, DiagID::DeviceWrite,
+                  "'" + Name + "' is converted to '" + IC->getType().getAsString() +
+                      "', a pointer to non-const",
+                  IC->getBeginLoc());
+            return;
+          }
+          E = IC;
+          continue;
+        }
+        if (K == CK_PointerToIntegral) {
+          M = ValueMode::Integer;
+          E = IC;
+          continue;
+        }
+        block(Sink, DiagID::Escapes,
+              "'" + Name + "' is converted (" + IC->getCastKindName() +
+                  "); the result cannot be followed",
+              IC->getBeginLoc());
+        return;
+      }
+      if (K == CK_IntegralCast || K == CK_NoOp || K == CK_LValueToRValue) {
+        E = IC;
+        continue;
+      }
+      block(Sink, DiagID::Escapes,
+            "the address held in '" + Name + "' is converted (" +
+                IC->getCastKindName() + ")",
+            IC->getBeginLoc());
+      return;
+    }
+    if (const auto *EC = dyn_cast<ExplicitCastExpr>(P)) {
+      QualType T = EC->getType();
+      if (T->isIntegerType()) {
+        M = ValueMode::Integer;
+        E = EC;
+        continue;
+      }
+      if (T->isPointerType() && M == ValueMode::Pointer) {
+        if (isPointerToNonConst(T) && !isa<CStyleCastExpr>(EC)) {
+          block(Sink, DiagID::DeviceWrite,
+                "'" + Name + "' is cast to '" + T.getAsString() +
+                    "', a pointer to non-const",
+                EC->getBeginLoc());
+          return;
+        }
+        E = EC;
+        continue;
+      }
+      block(Sink, DiagID::Escapes,
+            "'" + Name + "' is cast to '" + T.getAsString() + "'", EC->getBeginLoc());
+      return;
+    }
+    if (M == ValueMode::Pointer) {
+      if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
+        if (UO->getOpcode() == UO_Deref) {
+          if (Direct) {
+            if (std::optional<CharSourceRange> R = ST.fileRange(UO->getOperatorLoc()))
+              Sink.Edits.push_back(ST.replace(*R, ""));
+            else
+              block(Sink, DiagID::InMacro, "'*" + Name + "' is spelled inside a macro",
+                    UO->getBeginLoc());
+          }
+          walkLValue(UO, Fn, Depth, Sink);
+          return;
+        }
+      }
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(P)) {
+        if (AS->getBase()->IgnoreParenImpCasts() == E->IgnoreParenImpCasts() ||
+            AS->getBase() == E) {
+          Expr::EvalResult Idx;
+          if (AS->getIdx()->EvaluateAsInt(Idx, Ctx) && Idx.Val.getInt() == 0) {
+            if (Direct) {
+              std::optional<CharSourceRange> Base = ST.fileRange(AS->getBase()->getSourceRange());
+              std::optional<CharSourceRange> All = ST.fileRange(AS->getSourceRange());
+              if (Base && All)
+                Sink.Edits.push_back(ST.replace(
+                    CharSourceRange::getCharRange(Base->getEnd(), All->getEnd()), ""));
+              else
+                block(Sink, DiagID::InMacro, "'" + Name + "[0]' is spelled inside a macro",
+                      AS->getBeginLoc());
+            }
+            walkLValue(AS, Fn, Depth, Sink);
+            return;
+          }
+          block(Sink, DiagID::RuntimeIndex,
+                "'" + Name + "' is indexed with '" + spelled(AS->getIdx()) +
+                    "', not the constant 0",
+                AS->getBeginLoc());
+          return;
+        }
+      }
+      if (const auto *ME = dyn_cast<MemberExpr>(P)) {
+        if (ME->isArrow()) {
+          if (Direct) {
+            if (std::optional<CharSourceRange> R = ST.fileRange(ME->getOperatorLoc()))
+              Sink.Edits.push_back(ST.replace(*R, "."));
+            else
+              block(Sink, DiagID::InMacro, "'" + Name + "->' is spelled inside a macro",
+                    ME->getBeginLoc());
+          }
+          walkLValue(ME, Fn, Depth, Sink);
+          return;
+        }
+      }
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+      if (BO->isAdditiveOp() || BO->getOpcode() == BO_AddAssign ||
+          BO->getOpcode() == BO_SubAssign) {
+        block(Sink, DiagID::RuntimeIndex,
+              "pointer arithmetic on '" + Name + "' ('" + spelled(BO) + "')",
+              BO->getBeginLoc());
+        return;
+      }
+      if (BO->isAssignmentOp() && BO->getRHS() == E) {
+        block(Sink, DiagID::Escapes,
+              "'" + Name + "' is stored ('" + spelled(BO) + "')", BO->getBeginLoc());
+        return;
+      }
+      block(Sink, DiagID::Escapes,
+            "'" + Name + "' is used in '" + spelled(BO) + "'", BO->getBeginLoc());
+      return;
+    }
+    if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(P)) {
+      block(Sink, DiagID::Escapes,
+            "'" + Name + "' is passed to a launch of another kernel", KC->getBeginLoc());
+      return;
+    }
+    if (const auto *CE = dyn_cast<CallExpr>(P)) {
+      handleCallArg(CE, E, Fn, Depth, Direct, M, Sink);
+      return;
+    }
+    if (const auto *AS = dyn_cast<GCCAsmStmt>(P)) {
+      handleAsm(AS, E, Fn, Depth, Direct, Sink);
+      return;
+    }
+    if (const auto *DS = dyn_cast<DeclStmt>(P)) {
+      handleAlias(DS, E, Fn, Depth, Direct, M, Sink);
+      return;
+    }
+    if (isa<ReturnStmt>(P)) {
+      block(Sink, DiagID::Escapes, "'" + Name + "' is returned", P->getBeginLoc());
+      return;
+    }
+    block(Sink, DiagID::Escapes,
+          "'" + Name + "' is used in a " + P->getStmtClassName() +
+              " that cannot be followed",
+          P->getBeginLoc());
+    return;
+  }
+}
+
+void UseWalker::walkLValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
+                              UseSink &Sink) {
+  while (true) {
+    const Stmt *P = parent(Fn, E);
+    if (!P)
+      return;
+    if (isa<ParenExpr>(P) || isa<MemberExpr>(P)) {
+      E = cast<Expr>(P);
+      continue;
+    }
+    if (const auto *IC = dyn_cast<ImplicitCastExpr>(P)) {
+      if (IC->getCastKind() == CK_LValueToRValue)
+        return; // a read
+      if (IC->getCastKind() == CK_ArrayToPointerDecay || IC->getCastKind() == CK_NoOp) {
+        E = IC;
+        continue;
+      }
+      block(Sink, DiagID::Escapes, "the descriptor is converted (" +
+                                       std::string(IC->getCastKindName()) + ")",
+            IC->getBeginLoc());
+      return;
+    }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(P)) {
+      if (AS->getBase() == E) {
+        E = AS;
+        continue;
+      }
+      return; // used as an index: a read
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
+      if (UO->getOpcode() == UO_AddrOf) {
+        // '&*p': a pointer again, followed like the parameter itself.
+        walkValue(UO, Fn, Depth, nullptr, ValueMode::Pointer, Sink);
+        return;
+      }
+      if (UO->isIncrementDecrementOp()) {
+        block(Sink, DiagID::DeviceWrite, "the descriptor is modified ('" + spelled(UO) + "')",
+              UO->getBeginLoc());
+        return;
+      }
+      return;
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+      if (BO->isAssignmentOp() && BO->getLHS() == E)
+        block(Sink, DiagID::DeviceWrite, "the descriptor is written ('" + spelled(BO) + "')",
+              BO->getBeginLoc());
+      return;
+    }
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(P)) {
+      if (OC->isAssignmentOp() && OC->getArg(0) == E)
+        block(Sink, DiagID::DeviceWrite, "the descriptor is written ('" + spelled(OC) + "')",
+              OC->getBeginLoc());
+      return;
+    }
+    if (isa<CXXConstructExpr>(P) || isa<UnaryExprOrTypeTraitExpr>(P))
+      return; // a copy, or sizeof
+    if (const auto *CE = dyn_cast<CallExpr>(P)) {
+      const FunctionDecl *FD = CE->getDirectCallee();
+      for (unsigned I = 0; FD && I < CE->getNumArgs() && I < FD->getNumParams(); ++I)
+        if (CE->getArg(I) == E) {
+          QualType T = FD->getParamDecl(I)->getType();
+          if (T->isReferenceType() && !T->getPointeeType().isConstQualified())
+            block(Sink, DiagID::DeviceWrite,
+                  "the descriptor is bound to a non-const reference of '" +
+                      FD->getNameAsString() + "'",
+                  CE->getBeginLoc());
+          return;
+        }
+      block(Sink, DiagID::Escapes, "the descriptor is passed to a call that cannot be followed",
+            CE->getBeginLoc());
+      return;
+    }
+    block(Sink, DiagID::Escapes,
+          std::string("the descriptor is used in a ") + P->getStmtClassName() +
+              " that cannot be followed",
+          P->getBeginLoc());
+    return;
+  }
+}
+
+void UseWalker::handleCallArg(const CallExpr *CE, const Expr *Arg,
+                                 const FunctionDecl *Fn, unsigned Depth,
+                                 const DeclRefExpr *Direct, ValueMode M, UseSink &Sink) {
+  std::string Name = Direct ? Direct->getDecl()->getNameAsString() : "descriptor pointer";
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || CE->getCallee() == Arg) {
+    block(Sink, DiagID::Escapes, "'" + Name + "' is passed through an indirect call",
+          CE->getBeginLoc());
+    return;
+  }
+  std::string Callee = FD->getQualifiedNameAsString();
+  if (isFenceWrapper(FD)) {
+    std::string Sem = CE->getNumArgs() ? CE->getArg(0)->getType().getAsString() : "";
+    if (Sem.find("sem_release") != std::string::npos) {
+      block(Sink, DiagID::DeviceWrite,
+            "'" + Name + "' is released with '" + Callee + "'", CE->getBeginLoc());
+      return;
+    }
+    if (Sem.find("sem_acquire") != std::string::npos) {
+      removeFence(CE, Fn, Depth, Callee, Sink);
+      return;
+    }
+  }
+  unsigned I = 0;
+  while (I < CE->getNumArgs() && CE->getArg(I) != Arg)
+    ++I;
+  if (I >= FD->getNumParams()) {
+    block(Sink, DiagID::Escapes,
+          "'" + Name + "' is passed to '" + Callee + "' as a variadic argument",
+          CE->getBeginLoc());
+    return;
+  }
+  const ParmVarDecl *PVD = FD->getParamDecl(I);
+  QualType PT = PVD->getType();
+  if (M == ValueMode::Pointer && isPointerToNonConst(PT)) {
+    block(Sink, DiagID::DeviceWrite,
+          "'" + Name + "' is passed to '" + Callee + "' as '" + PT.getAsString() +
+              "', a pointer to non-const",
+          CE->getBeginLoc());
+    return;
+  }
+  if (!(PT->isPointerType() || PT->isIntegerType())) {
+    block(Sink, DiagID::Escapes,
+          "'" + Name + "' is passed to '" + Callee + "' as '" + PT.getAsString() + "'",
+          CE->getBeginLoc());
+    return;
+  }
+  const FunctionDecl *Def = nullptr;
+  if (!FD->hasBody(Def) || !Def || Def->isDependentContext()) {
+    block(Sink, DiagID::Escapes,
+          "'" + Name + "' is passed to '" + Callee +
+              "', whose body is not visible in this translation unit",
+          CE->getBeginLoc());
+    return;
+  }
+  // A wrapper whose whole body is the acquire fence on this parameter (cute's
+  // tma_descriptor_fence_acquire and the like): the call goes, the wrapper
+  // stays for its other callers.
+  if (isAcquireFenceWrapper(Def, I)) {
+    removeFence(CE, Fn, Depth, Callee, Sink);
+    return;
+  }
+  auto Key = std::make_pair(Def, I);
+  if (!HelpersInProgress.count(Key)) {
+    auto Memo = HelperMemo.find(Key);
+    if (Memo == HelperMemo.end()) {
+      UseSink Helper;
+      Helper.ReliesOn.push_back(spanOf(Def));
+      if (Depth >= 12) {
+        Helper.Blockers.push_back({DiagID::Escapes, "calls nest too deeply to follow",
+                                   ST.point(CE->getBeginLoc()), {}});
+      } else {
+        HelpersInProgress.insert(Key);
+        walkVarRefs(Def->getParamDecl(I), Def, Depth + 1, /*IsKernelParam=*/false,
+                    /*Editable=*/false,
+                    PT->isIntegerType() ? ValueMode::Integer : ValueMode::Pointer, Helper);
+        HelpersInProgress.erase(Key);
+      }
+      Helper.Edits.clear();
+      Memo = HelperMemo.emplace(Key, std::move(Helper)).first;
+    }
+    llvm::append_range(Sink.ReliesOn, Memo->second.ReliesOn);
+    for (Blocker B : Memo->second.Blockers) {
+      B.Notes.push_back({"through the call to '" + Callee + "' here",
+                         ST.point(CE->getBeginLoc())});
+      Sink.Blockers.push_back(std::move(B));
+    }
+  }
+  addressOf(Direct, Sink);
+}
+
+void UseWalker::handleAlias(const DeclStmt *DS, const Expr *Init,
+                               const FunctionDecl *Fn, unsigned Depth,
+                               const DeclRefExpr *Direct, ValueMode M, UseSink &Sink) {
+  std::string Name = Direct ? Direct->getDecl()->getNameAsString() : "descriptor pointer";
+  const VarDecl *V = nullptr;
+  for (const Decl *D : DS->decls())
+    if (const auto *VD = dyn_cast<VarDecl>(D))
+      if (VD->getInit() == Init)
+        V = VD;
+  if (!V) {
+    block(Sink, DiagID::Escapes, "'" + Name + "' is used in a declaration that cannot be followed",
+          DS->getBeginLoc());
+    return;
+  }
+  if (!V->hasLocalStorage() || V->getType()->isReferenceType()) {
+    block(Sink, DiagID::Escapes,
+          "'" + Name + "' is stored in '" + V->getNameAsString() + "'", V->getLocation());
+    return;
+  }
+  bool IsAuto = V->getType()->getContainedAutoType() != nullptr;
+  if (M == ValueMode::Pointer && !IsAuto && isPointerToNonConst(V->getType())) {
+    block(Sink, DiagID::DeviceWrite,
+          "'" + Name + "' initialises '" + V->getNameAsString() + "' of type '" +
+              V->getType().getAsString() + "', a pointer to non-const",
+          V->getLocation());
+    return;
+  }
+  addressOf(Direct, Sink);
+  ValueMode VM = V->getType()->isIntegerType() ? ValueMode::Integer : ValueMode::Pointer;
+  walkVarRefs(V, Fn, Depth, /*IsKernelParam=*/false, /*Editable=*/false, VM, Sink);
+}
+
+} // namespace tma::analysis

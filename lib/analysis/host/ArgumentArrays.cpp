@@ -1,0 +1,186 @@
+// H4: launches through argument arrays (cudaLaunchKernel, cuLaunchKernel, ...)
+// and the CUfunction handles they name, resolved into ordinary launches.
+#include "Host.h"
+
+#include "../core/CudaApi.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace tma::analysis {
+
+const FunctionDecl *ArgumentArrays::kernelOfHandle(const VarDecl *F, const FunctionDecl *Fn,
+                                                 const DeclRefExpr *&Bound,
+                                                 std::string &WhyNot) {
+  Bound = nullptr;
+  if (isa<ParmVarDecl>(F) || !F->hasLocalStorage() || F->isStaticLocal()) {
+    WhyNot = "the function handle '" + F->getNameAsString() + "' is not a local variable";
+    return nullptr;
+  }
+  const FunctionDecl *K = nullptr;
+  auto Refs = index(Fn).Refs.find(F);
+  if (Refs == index(Fn).Refs.end())
+    return nullptr;
+  for (const DeclRefExpr *R : Refs->second) {
+    const Stmt *Cur = R;
+    const Stmt *P = parent(Fn, Cur);
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P))) {
+      Cur = P;
+      P = parent(Fn, P);
+    }
+    if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf) {
+      const Stmt *Q = parent(Fn, UO);
+      const Stmt *QC = UO;
+      while (Q && (isa<ParenExpr>(Q) || isa<ImplicitCastExpr>(Q) || isa<ExplicitCastExpr>(Q))) {
+        QC = Q;
+        Q = parent(Fn, Q);
+      }
+      const auto *Bind = dyn_cast_or_null<CallExpr>(Q);
+      if (Bind && cudaApi(calleeName(Bind), ApiRole::HandleBind) && Bind->getNumArgs() == 2 &&
+          Bind->getArg(0) == QC && !K) {
+        const Expr *Sym = stripCasts(Bind->getArg(1));
+        if (const auto *A = dyn_cast<UnaryOperator>(Sym); A && A->getOpcode() == UO_AddrOf)
+          Sym = stripCasts(A->getSubExpr());
+        const auto *SR = dyn_cast<DeclRefExpr>(Sym);
+        K = SR ? dyn_cast<FunctionDecl>(SR->getDecl()) : nullptr;
+        if (K) {
+          Bound = SR;
+          continue;
+        }
+      }
+      WhyNot = "the function handle '" + F->getNameAsString() + "' is set here: '" +
+               spelled(cast<Expr>(Bind ? static_cast<const Stmt *>(Bind) : UO)) + "'";
+      return nullptr;
+    }
+    if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
+      std::string Name = calleeName(CE);
+      const CudaApi *Api = cudaApi(Name, ApiRole::LaunchArray);
+      if (Api && Api->Handle && CE->getNumArgs() > unsigned(Api->KernelArg) &&
+          CE->getArg(Api->KernelArg) == Cur)
+        continue;
+      if (cudaApi(Name, ApiRole::HandleQuery))
+        continue;
+    }
+    WhyNot = "the function handle '" + F->getNameAsString() +
+             "' is used here other than to launch or query the kernel";
+    return nullptr;
+  }
+  if (!K)
+    WhyNot = "the function handle '" + F->getNameAsString() +
+             "' is not set by cudaGetFuncBySymbol in '" + Fn->getQualifiedNameAsString() + "'";
+  return K;
+}
+
+void ArgumentArrays::resolveArrayLaunch(const CallExpr *CE, const FunctionDecl *Fn) {
+  const CudaApi *Api = cudaApi(calleeName(CE), ApiRole::LaunchArray);
+  if (!Api || CE->getNumArgs() <= unsigned(Api->ArgsArg) || CE->getNumArgs() <= unsigned(Api->KernelArg))
+    return;
+  const Expr *KE = stripCasts(CE->getArg(Api->KernelArg));
+  if (const auto *A = dyn_cast<UnaryOperator>(KE); A && A->getOpcode() == UO_AddrOf)
+    KE = stripCasts(A->getSubExpr());
+  const auto *KR = dyn_cast<DeclRefExpr>(KE);
+  if (!KR)
+    return;
+  const FunctionDecl *K = nullptr;
+  const DeclRefExpr *Sym = nullptr;
+  std::string WhyNot;
+  if (Api->Handle) {
+    const auto *F = dyn_cast<VarDecl>(KR->getDecl());
+    if (!F || !(K = kernelOfHandle(F, Fn, Sym, WhyNot)))
+      return; // the kernel's own reference (if any) is refused where it is
+  } else {
+    K = dyn_cast<FunctionDecl>(KR->getDecl());
+    Sym = KR;
+  }
+  // A kernel that gains a parameter from a __constant__ descriptor cannot
+  // get it through an array this tool does not extend: its reference stays
+  // unaccepted, and blocks.
+  if (!isKernel(K) || descriptorParamIndexes(K).empty() ||
+      Pass.ConstantParamKeys.count(patternOf(K)))
+    return;
+  Pass.AcceptedKernelRefs.insert(Sym);
+  std::string KernelName = patternOf(K)->getQualifiedNameAsString();
+  auto Refuse = [&](DiagID ID, std::string Msg, SourceLocation L) {
+    for (unsigned I : descriptorParamIndexes(K)) {
+      LaunchSite LS;
+      LS.ParamKey = paramKey(K, I);
+      LS.KernelName = KernelName;
+      LS.Where = ST.point(CE->getBeginLoc());
+      LS.ReliesOn.push_back(spanOf(Fn));
+      LS.Blockers.push_back({ID, Msg, ST.point(L), {}});
+      Out.Launches.push_back(std::move(LS));
+    }
+  };
+  if (Api->ExtraArg >= 0 && CE->getNumArgs() > unsigned(Api->ExtraArg) &&
+      CE->getArg(Api->ExtraArg)->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) ==
+          Expr::NPCK_NotNull) {
+    Refuse(DiagID::LaunchNotRewritable,
+           "'" + KernelName + "' is launched with 'extra' (a packed argument buffer)",
+           CE->getArg(Api->ExtraArg)->getBeginLoc());
+    return;
+  }
+  const Expr *ArgsExpr = CE->getArg(Api->ArgsArg);
+  const auto *AR = dyn_cast<DeclRefExpr>(stripCasts(ArgsExpr));
+  const auto *Array = AR ? dyn_cast<VarDecl>(AR->getDecl()) : nullptr;
+  const auto *Init = Array ? dyn_cast_or_null<InitListExpr>(Array->getInit()) : nullptr;
+  if (!Array || !Init || isa<ParmVarDecl>(Array) || !Array->hasLocalStorage() ||
+      Array->isStaticLocal() || !Array->getType()->isConstantArrayType()) {
+    Refuse(DiagID::HostNotTraceable,
+           "the argument array '" + spelled(ArgsExpr) +
+               "' is not a local array initialised where it is declared",
+           ArgsExpr->getBeginLoc());
+    return;
+  }
+  // The array is read at each launch: nothing else may change a slot.
+  for (const DeclRefExpr *R : index(Fn).Refs[Array]) {
+    const Stmt *Cur = R;
+    const Stmt *P = parent(Fn, Cur);
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P))) {
+      Cur = P;
+      P = parent(Fn, P);
+    }
+    const auto *Use = dyn_cast_or_null<CallExpr>(P);
+    const CudaApi *UseApi = Use ? cudaApi(calleeName(Use), ApiRole::LaunchArray) : nullptr;
+    if (!UseApi || Use->getNumArgs() <= unsigned(UseApi->ArgsArg) || Use->getArg(UseApi->ArgsArg) != Cur) {
+      Refuse(DiagID::HostNotTraceable,
+             "the argument array '" + Array->getNameAsString() +
+                 "' is used here other than as a launch's arguments; a slot may change",
+             R->getBeginLoc());
+      return;
+    }
+  }
+  if (Init->getNumInits() != K->getNumParams()) {
+    Refuse(DiagID::HostNotTraceable,
+           "the argument array '" + Array->getNameAsString() + "' has " +
+               std::to_string(Init->getNumInits()) + " slots; '" + KernelName + "' takes " +
+               std::to_string(K->getNumParams()) + " parameters",
+           Array->getLocation());
+    return;
+  }
+  KernelLaunch KL;
+  KL.E = CE;
+  KL.Kernel = K;
+  KL.KernelRef = Sym;
+  KL.Form = Api->Name;
+  KL.ArgsDecl = declStmtOf(Array, Fn);
+  KL.Args.assign(K->getNumParams(), nullptr);
+  for (unsigned I : descriptorParamIndexes(K)) {
+    const Expr *Slot = stripCasts(Init->getInit(I));
+    const auto *A = dyn_cast<UnaryOperator>(Slot);
+    const auto *DR = A && A->getOpcode() == UO_AddrOf
+                         ? dyn_cast<DeclRefExpr>(A->getSubExpr()->IgnoreParens())
+                         : nullptr;
+    if (!DR || !isa<VarDecl>(DR->getDecl())) {
+      Refuse(DiagID::HostNotTraceable,
+             "slot " + std::to_string(I) + " of '" + Array->getNameAsString() + "' ('" +
+                 spelled(Init->getInit(I)) + "') is not the address of a variable",
+             Init->getInit(I)->getBeginLoc());
+      return;
+    }
+    Pass.ArraySlots[DR] = {K, I};
+    KL.Args[I] = DR;
+  }
+  Pass.Launches.push_back({KL, Fn});
+}
+
+} // namespace tma::analysis

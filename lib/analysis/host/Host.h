@@ -1,0 +1,149 @@
+// The host side of a pass: the flows by which a launch's descriptor
+// argument is traced back to a host descriptor (one component per flow).
+#pragma once
+
+#include "../core/PassContext.h"
+
+namespace tma::analysis {
+
+/// H6: an upload helper that encodes, allocates, copies and returns the
+/// device pointer, and the variables its callers keep it in. Decided once
+/// per helper; the group is one pseudo device buffer whose users are every
+/// launch of every caller's variable.
+struct UploadGroup {
+  std::optional<Blocker> Why; // set: not rewritable
+  std::string BufferKey;
+};
+
+/// Is this reference to the host descriptor a plain read?
+enum class HostRefKind { Read, Write, AddressEscapes };
+HostRefKind classifyHostRef(const clang::DeclRefExpr *R, clang::ParentMap &PM);
+/// `&h`, `&s.map`, `&maps[1]`: an lvalue with no side effects whose value
+/// the launch can name. Returns its root variable.
+const clang::VarDecl *simpleLValueRoot(const clang::Expr *E, clang::ASTContext &Ctx);
+
+/// Device buffers (a host variable holding a device copy: its allocation,
+/// copies, frees and launches) and the host descriptor a copy reads
+/// (host/DeviceBuffers.cpp, host/HostDescriptor.cpp).
+class HostBuffers : public PassComponent {
+public:
+  explicit HostBuffers(PassContext &P) : PassComponent(P) {}
+
+  DeviceBuffer &bufferFacts(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
+  /// The edit that removes the statement of host call \p CE (also inside an
+  /// error-checking macro around exactly that call), or none.
+  std::vector<TextEdit> removeHostCall(const clang::CallExpr *CE, const clang::FunctionDecl *Fn);
+  /// The host descriptor that \p Copy reads (`&h`, or a staged pointer `p`),
+  /// and the proof that \p Launch may pass it by value instead: it is local,
+  /// in scope at \p Named, and nothing changes it between the copy and the
+  /// launch. On success \p HostDescriptor is what the launch passes (`h`,
+  /// `*p`).
+  std::optional<Blocker> hostDescriptorAt(const clang::CallExpr *Copy, const clang::Stmt *CopyTop,
+                                          const clang::Stmt *Launch, const clang::Stmt *Named,
+                                          const clang::FunctionDecl *Fn,
+                                          clang::SourceLocation ArgLoc,
+                                          llvm::StringRef CopiedInto,
+                                          std::string &HostDescriptor);
+
+private:
+  std::map<const clang::VarDecl *, size_t> BufferSlot;
+};
+
+/// H4: launches through argument arrays (`cudaLaunchKernel`,
+/// `cuLaunchKernel`, ...) and CUfunction handles (host/ArgumentArrays.cpp).
+class ArgumentArrays : public PassComponent {
+public:
+  explicit ArgumentArrays(PassContext &P) : PassComponent(P) {}
+
+  void resolveArrayLaunch(const clang::CallExpr *CE, const clang::FunctionDecl *Fn);
+
+private:
+  /// The kernel a CUfunction handle holds: bound once by
+  /// cudaGetFuncBySymbol(&f, kernel) and otherwise only launched or queried.
+  const clang::FunctionDecl *kernelOfHandle(const clang::VarDecl *F,
+                                            const clang::FunctionDecl *Fn,
+                                            const clang::DeclRefExpr *&Bound,
+                                            std::string &WhyNot);
+};
+
+/// H7: launcher functions that forward a descriptor parameter to a launch
+/// (host/Launchers.cpp).
+class Launchers : public PassComponent {
+public:
+  explicit Launchers(PassContext &P) : PassComponent(P) {}
+
+  /// \p PV, a parameter of launcher \p L, is the descriptor argument of
+  /// a launch. Analyses every call of L as a launch; returns why not when
+  /// the launcher cannot be followed.
+  std::optional<Blocker> forwardThroughLauncher(const KernelLaunch &KL, unsigned I,
+                                                const clang::ParmVarDecl *PV,
+                                                const clang::FunctionDecl *L, unsigned Depth,
+                                                const LaunchSite &LS,
+                                                const std::vector<TextEdit> &Extra);
+  /// The launch a launcher's parameter is forwarded to: (kernel, index), when
+  /// the parameter is used only as that launch's descriptor argument.
+  std::optional<std::pair<const clang::FunctionDecl *, unsigned>>
+  launcherTarget(const clang::FunctionDecl *L, unsigned ParamIndex,
+                 const clang::Stmt **Offending = nullptr, unsigned Depth = 0);
+};
+
+/// H6/H8: upload helpers that return the device copy (host/UploadHelpers.cpp).
+class UploadHelpers : public PassComponent {
+public:
+  explicit UploadHelpers(PassContext &P) : PassComponent(P) {}
+
+  const UploadGroup &uploadGroup(const clang::FunctionDecl *U);
+
+private:
+  std::map<const clang::FunctionDecl *, UploadGroup> Uploads;
+};
+
+/// Every descriptor argument of every launch, traced to its host
+/// descriptor through the flows above (host/LaunchArgs.cpp).
+class LaunchArgs : public PassComponent {
+public:
+  explicit LaunchArgs(PassContext &P) : PassComponent(P) {}
+
+  void analyzeLaunch(const KernelLaunch &KL, const clang::FunctionDecl *Fn);
+  /// One descriptor argument of a launch (or of a call to a launcher that
+  /// forwards it, \p Depth launchers deep); \p Extra: edits that go with it
+  /// (the launchers' parameter types).
+  void analyzeLaunchArg(const KernelLaunch &KL, unsigned I, const clang::FunctionDecl *Fn,
+                        unsigned Depth, const std::vector<TextEdit> &Extra);
+};
+
+/// H12: `__constant__ CUtensorMap` symbols filled by cudaMemcpyToSymbol
+/// (host/ConstantMemory.cpp).
+class ConstantMemory : public PassComponent {
+public:
+  explicit ConstantMemory(PassContext &P) : PassComponent(P) {}
+
+  void analyzeConstantDescriptors();
+};
+
+/// K4: launches through local function-pointer variables
+/// (host/PointerLaunches.cpp).
+class PointerLaunches : public PassComponent {
+public:
+  explicit PointerLaunches(PassContext &P) : PassComponent(P) {}
+
+  void analyzePointerLaunches(const clang::VarDecl *V, const clang::FunctionDecl *Fn,
+                              const std::vector<const clang::CUDAKernelCallExpr *> &Calls);
+
+private:
+  bool pointerTargets(const clang::Expr *E, std::vector<const clang::DeclRefExpr *> &Targets);
+};
+
+/// References to a kernel other than its launches, and lookups by name:
+/// each either accounted for or a blocker (host/KernelRefs.cpp).
+class KernelRefs : public PassComponent {
+public:
+  explicit KernelRefs(PassContext &P) : PassComponent(P) {}
+
+  void analyzeKernelRef(const clang::DeclRefExpr *R, const clang::FunctionDecl *Fn);
+  /// A kernel fetched by name is launched through an argument array this
+  /// tool cannot see: blocks every kernel whose name may match.
+  void blockNameLookups();
+};
+
+} // namespace tma::analysis

@@ -1,0 +1,185 @@
+// The host descriptor a copy reads, and the proof that a launch may pass
+// it by value: local, in scope, and not written between the copy and the launch.
+#include "Host.h"
+
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace tma::analysis {
+
+HostRefKind classifyHostRef(const DeclRefExpr *R, ParentMap &PM) {
+  const Stmt *Cur = R;
+  const Stmt *P = PM.getParent(Cur);
+  auto Up = [&] {
+    Cur = P;
+    P = PM.getParent(P);
+  };
+  while (P && (isa<ParenExpr>(P) || isa<MemberExpr>(P) ||
+               (isa<ArraySubscriptExpr>(P) && cast<ArraySubscriptExpr>(P)->getBase() == Cur) ||
+               (isa<ImplicitCastExpr>(P) &&
+                cast<ImplicitCastExpr>(P)->getCastKind() == CK_ArrayToPointerDecay)))
+    Up();
+  if (!P)
+    return HostRefKind::Write;
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(P))
+    if (IC->getCastKind() == CK_LValueToRValue || IC->getCastKind() == CK_NoOp)
+      return HostRefKind::Read;
+  if (isa<CXXConstructExpr>(P) || isa<UnaryExprOrTypeTraitExpr>(P) ||
+      isa<CUDAKernelCallExpr>(P))
+    return HostRefKind::Read;
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(P))
+    return OC->isAssignmentOp() && OC->getArg(0) == Cur ? HostRefKind::Write
+                                                        : HostRefKind::Read;
+  if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
+    if (UO->getOpcode() != UO_AddrOf)
+      return HostRefKind::Write;
+    Up();
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P)))
+      Up();
+    const auto *CE = dyn_cast_or_null<CallExpr>(P);
+    if (!CE)
+      return HostRefKind::AddressEscapes;
+    const FunctionDecl *FD = CE->getDirectCallee();
+    for (unsigned I = 0; FD && I < CE->getNumArgs() && I < FD->getNumParams(); ++I)
+      if (CE->getArg(I) == Cur) {
+        QualType T = FD->getParamDecl(I)->getType();
+        if (T->isPointerType() && T->getPointeeType().isConstQualified())
+          return HostRefKind::Read;
+        return HostRefKind::Write;
+      }
+    return HostRefKind::Write;
+  }
+  if (const auto *CE = dyn_cast<CallExpr>(P)) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    for (unsigned I = 0; FD && I < CE->getNumArgs() && I < FD->getNumParams(); ++I)
+      if (CE->getArg(I) == Cur) {
+        QualType T = FD->getParamDecl(I)->getType();
+        if (T->isReferenceType() && T->getPointeeType().isConstQualified())
+          return HostRefKind::Read;
+      }
+    return HostRefKind::Write;
+  }
+  return HostRefKind::Write;
+}
+
+/// `&h`, `&s.map`, `&maps[1]`: an lvalue with no side effects whose value
+/// the launch can name. Returns its root variable.
+const VarDecl *simpleLValueRoot(const Expr *E, ASTContext &Ctx) {
+  E = E->IgnoreParens();
+  if (const auto *R = dyn_cast<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(R->getDecl());
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return ME->isArrow() ? nullptr : simpleLValueRoot(ME->getBase(), Ctx);
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    Expr::EvalResult Idx;
+    if (!AS->getIdx()->EvaluateAsInt(Idx, Ctx))
+      return nullptr;
+    return simpleLValueRoot(AS->getBase()->IgnoreImpCasts(), Ctx);
+  }
+  return nullptr;
+}
+
+/// The host descriptor that \p Copy reads (`&h`, or a staged pointer `p`),
+/// and the proof that \p Launch may pass it by value instead: it is local,
+/// in scope at \p Named, and nothing changes it between the copy and the
+/// launch. On success \p HostDescriptor is what the launch passes (`h`,
+/// `*p`).
+std::optional<Blocker> HostBuffers::hostDescriptorAt(
+    const CallExpr *Copy, const Stmt *CopyTop, const Stmt *Launch, const Stmt *Named,
+    const FunctionDecl *Fn, SourceLocation ArgLoc, llvm::StringRef CopiedInto,
+    std::string &HostDescriptor) {
+  std::vector<Note> CopyNote{{"copied here", ST.point(Copy->getBeginLoc())}};
+  const Expr *Src = Copy->getArg(1)->IgnoreParenImpCasts();
+  while (const auto *EC = dyn_cast<ExplicitCastExpr>(Src))
+    Src = EC->getSubExpr()->IgnoreParenImpCasts();
+  const auto *Addr = dyn_cast<UnaryOperator>(Src);
+  const Expr *HostLV = Addr && Addr->getOpcode() == UO_AddrOf ? Addr->getSubExpr() : nullptr;
+  const VarDecl *H = HostLV && isTensorMapRecord(HostLV->getType())
+                         ? simpleLValueRoot(HostLV, Ctx)
+                         : nullptr;
+  // H3: the descriptor is staged behind a host pointer (a parameter, or
+  // pinned/heap memory): the launch passes '*staged'.
+  bool Staged = false;
+  if (!H)
+    if (const auto *PR = dyn_cast<DeclRefExpr>(Src))
+      if (const auto *PV = dyn_cast<VarDecl>(PR->getDecl());
+          PV && isDescriptorPointer(PV->getType()) &&
+          (PV->hasLocalStorage() || isa<ParmVarDecl>(PV)) && !PV->isStaticLocal()) {
+        H = PV;
+        Staged = true;
+      }
+  if (!H) {
+    return Blocker{DiagID::HostNotTraceable,
+                   "the copy into '" + CopiedInto.str() + "' reads '" + spelled(Src) +
+                       "', not the address of a host CUtensorMap variable",
+                   ST.point(Copy->getBeginLoc()), {}};
+  }
+  if (!H->hasLocalStorage() && !isa<ParmVarDecl>(H)) {
+    return Blocker{DiagID::HostNotTraceable,
+                   "host descriptor '" + H->getNameAsString() + "' is not local to '" +
+                       Fn->getQualifiedNameAsString() + "'; other code may change it",
+                   ST.point(Copy->getBeginLoc()), {}};
+  }
+  // The launch must be able to name it.
+  if (!isa<ParmVarDecl>(H)) {
+    // An argument array names the descriptor where it is declared.
+    const Stmt *Decl = declStmtOf(H, Fn);
+    const Stmt *Scope = Decl ? parent(Fn, Decl) : nullptr;
+    if (!Scope || !isAncestor(Scope, Named, Fn) ||
+        offsetOf(Decl->getBeginLoc()) > offsetOf(Named->getBeginLoc())) {
+      return Blocker{DiagID::HostNotTraceable,
+                     "host descriptor '" + H->getNameAsString() + "' is not in scope at the launch",
+                     ST.point(ArgLoc), CopyNote};
+    }
+  }
+  // It must still hold the copied value at the launch.
+  auto HRefs = index(Fn).Refs.find(H);
+  if (HRefs != index(Fn).Refs.end())
+    for (const DeclRefExpr *R : HRefs->second) {
+      HostRefKind RK = classifyHostRef(R, *index(Fn).PM);
+      if (RK == HostRefKind::AddressEscapes) {
+        return Blocker{DiagID::HostNotTraceable,
+                       "the address of host descriptor '" + H->getNameAsString() +
+                           "' is kept here; changes through it cannot be followed",
+                       ST.point(R->getBeginLoc()), CopyNote};
+      }
+      if (RK == HostRefKind::Write && between(CopyTop, Launch, R, Fn))
+        return Blocker{DiagID::HostNotTraceable,
+                       "host descriptor '" + H->getNameAsString() +
+                           "' is modified between the copy and the launch; by value the "
+                           "kernel would see the new contents",
+                       ST.point(R->getBeginLoc()), CopyNote};
+    }
+  if (Staged) {
+    // What '*staged' points to may change through any code that can reach
+    // it: between the copy and the launch only the CUDA runtime may run,
+    // and nothing may name the pointer.
+    llvm::SmallVector<const Stmt *, 64> Work{Fn->getBody()};
+    while (!Work.empty()) {
+      const Stmt *S = Work.pop_back_val();
+      if (!S)
+        continue;
+      for (const Stmt *C : S->children())
+        Work.push_back(C);
+      const auto *Call = dyn_cast<CallExpr>(S);
+      if (!Call || Call == Copy || Call == Launch || !between(CopyTop, Launch, Call, Fn))
+        continue;
+      std::string Name = calleeName(Call);
+      bool NamesIt = llvm::any_of(Call->arguments(), [&](const Expr *A) {
+        const auto *D = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
+        return D && D->getDecl() == H;
+      });
+      if (NamesIt || !llvm::StringRef(Name).starts_with("cuda"))
+        return Blocker{DiagID::HostNotTraceable,
+                       "'" + (Name.empty() ? spelled(Call) : Name) +
+                           "' runs between the copy and the launch and may change '*" +
+                           H->getNameAsString() + "'",
+                       ST.point(Call->getBeginLoc()), CopyNote};
+    }
+  }
+  HostDescriptor = Staged ? "*" + spelled(Src) : spelled(HostLV);
+  return std::nullopt;
+}
+
+} // namespace tma::analysis

@@ -1,0 +1,119 @@
+// H7: launcher functions that forward a descriptor parameter to a launch;
+// every call of the launcher is analysed as a launch.
+#include "Host.h"
+
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace tma::analysis {
+
+std::optional<std::pair<const FunctionDecl *, unsigned>>
+Launchers::launcherTarget(const FunctionDecl *L, unsigned ParamIndex, const Stmt **Offending,
+                             unsigned Depth) {
+  const FunctionDecl *Def = nullptr;
+  if (Depth > 4 || !L->hasBody(Def) || !Def || Def->isDependentContext() || isKernel(Def) ||
+      Def->hasAttr<CUDADeviceAttr>() || ParamIndex >= Def->getNumParams())
+    return std::nullopt;
+  const ParmVarDecl *PV = Def->getParamDecl(ParamIndex);
+  std::optional<std::pair<const FunctionDecl *, unsigned>> Target;
+  auto Refs = index(Def).Refs.find(PV);
+  if (Refs == index(Def).Refs.end())
+    return std::nullopt;
+  for (const DeclRefExpr *R : Refs->second) {
+    const Stmt *Cur = R;
+    const Stmt *P = parent(Def, Cur);
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
+      Cur = P;
+      P = parent(Def, P);
+    }
+    std::optional<KernelLaunch> KL = asLaunch(P);
+    std::optional<std::pair<const FunctionDecl *, unsigned>> This;
+    if (KL) {
+      for (unsigned J : descriptorParamIndexes(KL->Kernel))
+        if (J < KL->Args.size() && KL->Args[J] == Cur)
+          This = {KL->Kernel, J};
+    } else if (const auto *Call = dyn_cast_or_null<CallExpr>(P);
+               Call && Call->getDirectCallee() && !isKernel(Call->getDirectCallee())) {
+      // Forwarded to another launcher.
+      for (unsigned J = 0; J < Call->getNumArgs(); ++J)
+        if (Call->getArg(J) == Cur &&
+            llvm::is_contained(descriptorParamIndexes(Call->getDirectCallee()), J))
+          This = launcherTarget(Call->getDirectCallee(), J, nullptr, Depth + 1);
+    }
+    if (!This || (Target && *Target != *This)) {
+      if (Offending)
+        *Offending = R;
+      return std::nullopt;
+    }
+    Target = This;
+  }
+  return Target;
+}
+
+std::optional<Blocker> Launchers::forwardThroughLauncher(const KernelLaunch &KL, unsigned I,
+                                                            const ParmVarDecl *PV,
+                                                            const FunctionDecl *L, unsigned Depth,
+                                                            const LaunchSite &LS,
+                                                            const std::vector<TextEdit> &Extra) {
+  std::string Name = PV->getNameAsString(), LName = L->getQualifiedNameAsString();
+  auto Why = [&](std::string Msg, SourceLocation At) {
+    return Blocker{DiagID::HostNotTraceable, std::move(Msg), ST.point(At), {}};
+  };
+  QualType T = PV->getType();
+  if (!isDescriptorPointer(T) || !T->getPointeeType().isConstQualified() ||
+      L->getTemplatedKind() != FunctionDecl::TK_NonTemplate || isa<CXXMethodDecl>(L))
+    return Why("'" + Name + "' is a parameter of '" + LName + "' (" + T.getAsString() +
+                   "); only 'const CUtensorMap *' parameters of plain functions are followed to "
+                   "their callers",
+               PV->getLocation());
+  if (Depth >= 4)
+    return Why("launchers nest too deeply to follow", PV->getLocation());
+  unsigned ParamIndex = PV->getFunctionScopeIndex();
+  const Stmt *Offending = nullptr;
+  if (!launcherTarget(L, ParamIndex, &Offending))
+    return Why("parameter '" + Name + "' of launcher '" + LName +
+                   "' is used here other than as the descriptor argument of one launch",
+               Offending ? Offending->getBeginLoc() : PV->getLocation());
+  if (std::optional<std::string> Unseen = callableUnverified(L, "launcher"))
+    return Why(*Unseen, L->getLocation());
+  // The parameter becomes a reference to the host descriptor in every
+  // declaration: `const CUtensorMap *d` -> `const CUtensorMap &d`.
+  std::vector<TextEdit> Edits = Extra;
+  for (const FunctionDecl *D : L->redecls()) {
+    const ParmVarDecl *P = D->getParamDecl(ParamIndex);
+    TypeSourceInfo *TSI = P->getTypeSourceInfo();
+    auto PTL = TSI ? TSI->getTypeLoc().getAs<PointerTypeLoc>() : PointerTypeLoc();
+    std::optional<CharSourceRange> Star =
+        PTL ? ST.fileRange(SourceRange(PTL.getStarLoc(), PTL.getStarLoc())) : std::nullopt;
+    if (ST.inSystemHeader(P->getLocation()) || !Star)
+      return Why("the declaration of parameter '" + Name + "' of '" + LName +
+                     "' cannot be edited here",
+                 P->getLocation());
+    Edits.push_back(ST.replace(*Star, "&"));
+  }
+  unsigned Calls = 0;
+  auto Refs = Pass.LauncherRefs.find(L->getCanonicalDecl());
+  if (Refs != Pass.LauncherRefs.end())
+    for (auto &[R, Caller] : Refs->second) {
+      const CallExpr *Call = directCallOf(R, Caller);
+      if (!Call || Call->getNumArgs() <= ParamIndex)
+        return Why("'" + LName + "' is used here other than in a direct call",
+                   R->getBeginLoc());
+      KernelLaunch Through = KL;
+      Through.E = Call;
+      Through.ArgsDecl = nullptr;
+      Through.Args.assign(KL.Args.size(), nullptr);
+      Through.Args[I] = Call->getArg(ParamIndex);
+      Through.Form = "call of a launcher";
+      Pass.LaunchArgFlow->analyzeLaunchArg(Through, I, Caller, Depth + 1, Edits);
+      ++Calls;
+    }
+  if (Calls == 0)
+    return Why("launcher '" + LName + "' is not called in the given sources", L->getLocation());
+  // An error in the launcher may hide a use of the parameter.
+  Out.ParamSpans.push_back({LS.ParamKey, spanOf(L)});
+  return std::nullopt;
+}
+
+} // namespace tma::analysis

@@ -1,0 +1,172 @@
+// K4: launches through a local function-pointer variable; every kernel it
+// may hold is tied to the others and changes with them or not at all.
+#include "Host.h"
+
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace tma::analysis {
+
+/// The kernels \p E may evaluate to: kernel names, `&kernel`, and
+/// conditionals over them; a null pointer adds none. False for anything else.
+bool PointerLaunches::pointerTargets(const Expr *E, std::vector<const DeclRefExpr *> &Targets) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
+    E = UO->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E))
+    return pointerTargets(CO->getTrueExpr(), Targets) &&
+           pointerTargets(CO->getFalseExpr(), Targets);
+  if (E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
+    return true;
+  const auto *R = dyn_cast<DeclRefExpr>(E);
+  if (!R || !isKernel(dyn_cast<FunctionDecl>(R->getDecl())))
+    return false;
+  Targets.push_back(R);
+  return true;
+}
+
+void PointerLaunches::analyzePointerLaunches(const VarDecl *V, const FunctionDecl *Fn,
+                                          const std::vector<const CUDAKernelCallExpr *> &Calls) {
+  // Every value the variable can hold must be seen: a local variable set
+  // only by its initialiser and by assignments of kernels, used only to
+  // launch. Then each launch is a launch of every one of those kernels.
+  std::vector<const DeclRefExpr *> Targets;
+  std::optional<std::pair<std::string, SourceLocation>> Why;
+  std::string VName = V->getNameAsString();
+  if (V->getInit() && !pointerTargets(V->getInit(), Targets))
+    Why = {"it is initialised with '" + spelled(V->getInit()) + "', which is not a kernel",
+           V->getInit()->getBeginLoc()};
+  if (isa<ParmVarDecl>(V) || !V->hasLocalStorage() || V->isStaticLocal())
+    Why = {"it is not a local variable of '" + Fn->getQualifiedNameAsString() +
+               "', so not every kernel it may point to is seen",
+           V->getLocation()};
+  for (const DeclRefExpr *R : index(Fn).Refs[V]) {
+    if (Why)
+      break;
+    const Stmt *Cur = R, *P = parent(Fn, R);
+    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) ||
+                 (isa<UnaryOperator>(P) && cast<UnaryOperator>(P)->getOpcode() == UO_Deref))) {
+      Cur = P;
+      P = parent(Fn, P);
+    }
+    if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(P);
+        KC && KC->getCallee() == Cur && llvm::is_contained(Calls, KC))
+      continue;
+    if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+        BO && BO->getOpcode() == BO_Assign && BO->getLHS() == Cur) {
+      if (!pointerTargets(BO->getRHS(), Targets))
+        Why = {"it is assigned '" + spelled(BO->getRHS()) + "', which is not a kernel",
+               BO->getRHS()->getBeginLoc()};
+      continue;
+    }
+    Why = {"it is used here other than to launch a kernel, so not every kernel it may "
+           "point to is seen",
+           R->getBeginLoc()};
+  }
+  std::vector<const FunctionDecl *> Kernels;
+  for (const DeclRefExpr *T : Targets)
+    if (!llvm::is_contained(Kernels, cast<FunctionDecl>(T->getDecl())))
+      Kernels.push_back(cast<FunctionDecl>(T->getDecl()));
+  if (Kernels.empty())
+    return; // nothing known to point at: the references say the rest
+
+  // A written function type names the parameter's type: its '*' goes too.
+  std::vector<TextEdit> TypeEdits;
+  if (!Why && !V->getType()->getContainedAutoType()) {
+    TypeLoc TL = V->getTypeSourceInfo()->getTypeLoc();
+    for (;;) {
+      if (auto Q = TL.getAs<QualifiedTypeLoc>())
+        TL = Q.getUnqualifiedLoc();
+      else if (auto Ptr = TL.getAs<PointerTypeLoc>())
+        TL = Ptr.getPointeeLoc();
+      else if (auto Par = TL.getAs<ParenTypeLoc>())
+        TL = Par.getInnerLoc();
+      else
+        break;
+    }
+    auto FTL = TL.getAs<FunctionProtoTypeLoc>();
+    for (unsigned I : descriptorParamIndexes(Kernels.front())) {
+      const ParmVarDecl *P = FTL && I < FTL.getNumParams() ? FTL.getParam(I) : nullptr;
+      TypeLoc PTL = P && P->getTypeSourceInfo() ? P->getTypeSourceInfo()->getTypeLoc()
+                                                : TypeLoc();
+      while (PTL && PTL.getAs<QualifiedTypeLoc>())
+        PTL = PTL.getAs<QualifiedTypeLoc>().getUnqualifiedLoc();
+      auto Star = PTL ? PTL.getAs<PointerTypeLoc>() : PointerTypeLoc();
+      std::optional<CharSourceRange> R =
+          Star ? ST.fileRange(SourceRange(Star.getStarLoc(), Star.getStarLoc())) : std::nullopt;
+      if (!R || ST.inSystemHeader(V->getLocation())) {
+        Why = {"its type does not spell the kernel's parameter types where they can be "
+               "edited (declare it 'auto')",
+               V->getLocation()};
+        break;
+      }
+      // `const CUtensorMap *, float *` -> `const CUtensorMap, float *`, but
+      // `const CUtensorMap *map` -> `const CUtensorMap map`.
+      TextEdit Del = ST.replace(*R, "");
+      llvm::StringRef Buf = ST.SM.getBufferData(ST.SM.getFileID(R->getBegin()));
+      if (Del.Offset + Del.Length < Buf.size() &&
+          !clang::isAsciiIdentifierContinue(Buf[Del.Offset + Del.Length]))
+        while (Del.Offset > 0 && (Buf[Del.Offset - 1] == ' ' || Buf[Del.Offset - 1] == '\t')) {
+          --Del.Offset;
+          ++Del.Length;
+        }
+      TypeEdits.push_back(Del);
+    }
+  }
+
+  std::vector<Note> LaunchedAt;
+  for (const CUDAKernelCallExpr *KC : Calls)
+    LaunchedAt.push_back({"launched through '" + VName + "' here", ST.point(KC->getBeginLoc())});
+  for (const DeclRefExpr *T : Targets)
+    Pass.AcceptedKernelRefs.insert(T);
+  for (const FunctionDecl *K : Kernels)
+    if (Pass.ConstantParamKeys.count(patternOf(K)) && !Why)
+      Why = {"'" + patternOf(K)->getQualifiedNameAsString() +
+                 "' reads a __constant__ descriptor, which a launch through a pointer cannot "
+                 "pass",
+             V->getLocation()};
+  if (Why) {
+    // Each launch is a launch of each kernel, refused: it counts as one.
+    for (const FunctionDecl *K : Kernels)
+      for (unsigned I : descriptorParamIndexes(K))
+        for (const CUDAKernelCallExpr *KC : Calls) {
+          LaunchSite LS;
+          LS.ParamKey = paramKey(K, I);
+          LS.KernelName = patternOf(K)->getQualifiedNameAsString();
+          LS.Where = ST.point(KC->getBeginLoc());
+          LS.ReliesOn.push_back(spanOf(Fn));
+          LS.Blockers.push_back({DiagID::LaunchNotRewritable,
+                                 "'" + LS.KernelName +
+                                     "' is launched through the function pointer '" + VName +
+                                     "', and " + Why->first,
+                                 ST.point(Why->second), LaunchedAt});
+          Out.Launches.push_back(std::move(LS));
+        }
+    return;
+  }
+  for (const CUDAKernelCallExpr *KC : Calls)
+    Pass.PointerTargets[KC] = Kernels;
+  // Every kernel it may point to changes, or none: they share one type.
+  for (unsigned I : descriptorParamIndexes(Kernels.front())) {
+    std::vector<std::string> Keys;
+    for (const FunctionDecl *K : Kernels)
+      if (!llvm::is_contained(Keys, paramKey(K, I)))
+        Keys.push_back(paramKey(K, I));
+    Out.TiedParams.push_back({Keys, {"'" + VName + "' may point to each of these kernels",
+                                     ST.point(V->getLocation())}});
+  }
+  for (const CUDAKernelCallExpr *KC : Calls)
+    for (const FunctionDecl *K : Kernels) {
+      KernelLaunch KL;
+      KL.E = KC;
+      KL.Kernel = K;
+      KL.Args.assign(KC->arg_begin(), KC->arg_end());
+      KL.Form = "<<<>>>";
+      for (unsigned I : descriptorParamIndexes(K))
+        if (I < KL.Args.size())
+          Pass.LaunchArgFlow->analyzeLaunchArg(KL, I, Fn, 0, TypeEdits);
+    }
+}
+
+} // namespace tma::analysis

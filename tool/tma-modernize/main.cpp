@@ -2,6 +2,7 @@
 // prints; every decision is made in lib/.
 #include "tma/Commit.h"
 #include "tma/CompileDatabase.h"
+#include "tma/ProgramScope.h"
 #include "tma/Engine.h"
 #include "tma/Report.h"
 
@@ -224,6 +225,7 @@ int main(int argc, char **argv) {
       llvm::errs() << "tma-modernize: warning: " << DB.Error << "; using the default flags\n";
     Opts.BuildTree = buildTreeOf(DB, Opts.InRoot);
   }
+  Opts.Analysis.Scope = programScopeOf(DB, Sources, Opts.Analysis.UnitsNotInRun);
   for (const std::string &Src : Sources) {
     TUInput In;
     In.File = Src;

@@ -28,6 +28,18 @@ PassContext::PassContext(ASTContext &Ctx, llvm::StringRef Side, const AnalysisOp
 
 PassContext::~PassContext() = default;
 
+bool PassContext::wholeProgram() {
+  if (Opts.Scope != ProgramScope::WholeIfDefinesMain)
+    return Opts.Scope == ProgramScope::Whole;
+  if (!DefinesMain) {
+    DefinesMain = false;
+    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
+      if (const auto *FD = dyn_cast<FunctionDecl>(D); FD && FD->isMain() && FD->hasBody())
+        DefinesMain = true;
+  }
+  return *DefinesMain;
+}
+
 DescriptorParam &PassComponent::paramFacts(const FunctionDecl *FD, unsigned Index) {
   std::string Key = paramKey(FD, Index);
   auto It = Pass.ParamSlot.find(Key);
@@ -63,11 +75,21 @@ std::optional<std::string> PassComponent::callableUnverified(const FunctionDecl 
   bool InHeader = llvm::any_of(F->redecls(), [&](const FunctionDecl *D) {
     return SM.getFileID(SM.getExpansionLoc(D->getLocation())) != SM.getMainFileID();
   });
-  if (!F->isExternallyVisible() || InHeader)
+  if (!F->isExternallyVisible() || InHeader || Pass.wholeProgram())
     return std::nullopt;
-  return Role.str() + " '" + F->getQualifiedNameAsString() +
-         "' has external linkage and no declaration in a header: other translation units "
-         "may call it (make it static, or declare it in a header)";
+  std::string Why = Role.str() + " '" + F->getQualifiedNameAsString() +
+                    "' has external linkage and no declaration in a header: other translation "
+                    "units may call it (make it static, or declare it in a header";
+  const std::vector<std::string> &Missing = Opts.UnitsNotInRun;
+  if (Missing.empty())
+    return Why + ")";
+  // Name what the run would need to cover the whole program.
+  Why += ", or run over every translation unit of the compile database; not in this run: ";
+  for (size_t I = 0; I < Missing.size() && I < 3; ++I)
+    Why += (I ? ", '" : "'") + Missing[I] + "'";
+  if (Missing.size() > 3)
+    Why += " and " + std::to_string(Missing.size() - 3) + " more";
+  return Why + ")";
 }
 
 SourceSpan PassComponent::spanOf(const Decl *D) {

@@ -70,6 +70,11 @@ struct PassContext {
   /// What the pass has found so far: the output.
   PassFacts Out;
 
+  /// Does the run see every translation unit that could call a function
+  /// of this one (AnalysisOptions::Scope)?
+  bool wholeProgram();
+  std::optional<bool> DefinesMain;
+
   // Filled by the collector (core/Collector.cpp), read by the components.
   std::vector<const clang::FunctionDecl *> Kernels;
   std::vector<std::pair<KernelLaunch, const clang::FunctionDecl *>> Launches;

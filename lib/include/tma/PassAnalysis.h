@@ -12,9 +12,24 @@ class ASTContext;
 
 namespace tma {
 
+/// How much of the program a run sees. A function with external linkage
+/// that no header declares may be called from a translation unit the run
+/// does not see, unless the run covers the whole program.
+enum class ProgramScope {
+  Partial,
+  /// Every entry of the compile database is in the run.
+  Whole,
+  /// One source and no compile database: the whole program when that
+  /// source defines `main`.
+  WholeIfDefinesMain,
+};
+
 struct AnalysisOptions {
   /// Bytes of kernel parameters the target accepts (32764 from CUDA 12.1).
   unsigned ParamSpaceLimit = 32764;
+  ProgramScope Scope = ProgramScope::Partial;
+  /// Partial with a compile database: its translation units not in the run.
+  std::vector<std::string> UnitsNotInRun;
 };
 
 PassFacts analyzePass(clang::ASTContext &Ctx, llvm::StringRef Side,

@@ -2,8 +2,12 @@
 // parameter is nothing but one launch's descriptor argument, every use of the
 // launcher is a direct call, and no other translation unit can call it
 // without being verified (internal linkage, or a declaration in a header).
+// The run is not the whole program (a second source, no compile database),
+// so external linkage without a header declaration is a reason to refuse;
+// project/whole-program.test has the whole-program runs.
 // RUN: %prep
-// RUN: %tma %t.cu 2>&1 | %FileCheck %s
+// RUN: : > %t.other.cu
+// RUN: %tma %t.cu %t.other.cu 2>&1 | %FileCheck %s
 // RUN: cmp %t.cu %t.orig.cu
 #include <cuda.h>
 #include <cuda_runtime.h>

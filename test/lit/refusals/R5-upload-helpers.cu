@@ -2,8 +2,12 @@
 // translation unit can call it unverified, it ends by returning its local
 // device copy made from a local CUtensorMap, and every caller keeps the
 // result in a local variable that is only launched with and freed.
+// The run is not the whole program (a second source, no compile database),
+// so external linkage without a header declaration is a reason to refuse;
+// project/whole-program.test has the whole-program runs.
 // RUN: %prep
-// RUN: %tma %t.cu 2>&1 | %FileCheck %s
+// RUN: : > %t.other.cu
+// RUN: %tma %t.cu %t.other.cu 2>&1 | %FileCheck %s
 // RUN: cmp %t.cu %t.orig.cu
 #include <cuda.h>
 #include <cuda_runtime.h>

@@ -1,0 +1,2 @@
+// Another translation unit of the same program: host code only.
+int count_runs(int n) { return n + 1; }

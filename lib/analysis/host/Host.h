@@ -192,6 +192,13 @@ public:
   explicit KernelRefs(PassContext &P) : PassComponent(P) {}
 
   void analyzeKernelRef(const clang::DeclRefExpr *R, const clang::FunctionDecl *Fn);
+  /// Is \p E (a kernel, or a pointer holding one) the kernel argument of a
+  /// call that takes a kernel without launching it (the KernelQuery rows:
+  /// attributes, occupancy), through parentheses, casts and, when
+  /// \p ThroughAddressOf, a `&`? Such a call neither launches the kernel
+  /// nor keeps it.
+  bool isQueryArgument(const clang::Expr *E, const clang::FunctionDecl *Fn,
+                       bool ThroughAddressOf);
   /// A kernel fetched by name is launched through an argument array this
   /// tool cannot see: blocks every kernel whose name may match.
   void blockNameLookups();

@@ -118,6 +118,9 @@ PointerLaunches::whyUseUnseen(const DeclRefExpr *R, const FunctionDecl *Fn,
   if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(P);
       KC && KC->getCallee() == Cur && llvm::is_contained(Calls, KC))
     return std::nullopt;
+  // An attribute or occupancy query reads the kernel it holds, keeps nothing.
+  if (Pass.KernelRefChecks->isQueryArgument(R, Fn, /*ThroughAddressOf=*/false))
+    return std::nullopt;
   if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
       BO && BO->getOpcode() == BO_Assign && BO->getLHS() == Cur) {
     if (!pointerTargets(BO->getRHS(), Targets))

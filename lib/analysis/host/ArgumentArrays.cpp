@@ -75,23 +75,8 @@ void ArgumentArrays::resolveArrayLaunch(const CallExpr *CE, const FunctionDecl *
   const CudaApi *Api = cudaApi(calleeName(CE), ApiRole::LaunchArray);
   if (!Api || CE->getNumArgs() <= unsigned(Api->ArgsArg) || CE->getNumArgs() <= unsigned(Api->KernelArg))
     return;
-  const Expr *KE = stripCasts(CE->getArg(Api->KernelArg));
-  if (const auto *A = dyn_cast<UnaryOperator>(KE); A && A->getOpcode() == UO_AddrOf)
-    KE = stripCasts(A->getSubExpr());
-  const auto *KR = dyn_cast<DeclRefExpr>(KE);
-  if (!KR)
-    return;
-  const FunctionDecl *K = nullptr;
   const DeclRefExpr *Sym = nullptr;
-  std::string WhyNot;
-  if (Api->Handle) {
-    const auto *F = dyn_cast<VarDecl>(KR->getDecl());
-    if (!F || !(K = kernelOfHandle(F, Fn, Sym, WhyNot)))
-      return; // the kernel's own reference (if any) is refused where it is
-  } else {
-    K = dyn_cast<FunctionDecl>(KR->getDecl());
-    Sym = KR;
-  }
+  const FunctionDecl *K = launchedKernel(CE, *Api, Fn, Sym);
   // A kernel that gains a parameter from a __constant__ descriptor cannot
   // get it through an array this tool does not extend: its reference stays
   // unaccepted, and blocks.
@@ -99,70 +84,114 @@ void ArgumentArrays::resolveArrayLaunch(const CallExpr *CE, const FunctionDecl *
       Pass.ConstantParamKeys.count(patternOf(K)))
     return;
   Pass.AcceptedKernelRefs.insert(Sym);
-  std::string KernelName = patternOf(K)->getQualifiedNameAsString();
-  auto Refuse = [&](DiagID ID, std::string Msg, SourceLocation L) {
-    for (unsigned I : descriptorParamIndexes(K)) {
-      LaunchSite LS;
-      LS.ParamKey = paramKey(K, I);
-      LS.KernelName = KernelName;
-      LS.Where = ST.point(CE->getBeginLoc());
-      LS.ReliesOn.push_back(spanOf(Fn));
-      LS.Blockers.push_back({ID, Msg, ST.point(L), {}});
-      Out.Launches.push_back(std::move(LS));
-    }
-  };
   if (Api->ExtraArg >= 0 && CE->getNumArgs() > unsigned(Api->ExtraArg) &&
       CE->getArg(Api->ExtraArg)->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) ==
           Expr::NPCK_NotNull) {
-    Refuse(DiagID::LaunchNotRewritable,
-           "'" + KernelName + "' is launched with 'extra' (a packed argument buffer)",
-           CE->getArg(Api->ExtraArg)->getBeginLoc());
+    refuseArrayLaunch(CE, K, Fn, DiagID::LaunchNotRewritable,
+                      "'" + patternOf(K)->getQualifiedNameAsString() +
+                          "' is launched with 'extra' (a packed argument buffer)",
+                      CE->getArg(Api->ExtraArg)->getBeginLoc());
     return;
   }
-  const Expr *ArgsExpr = CE->getArg(Api->ArgsArg);
-  const auto *AR = dyn_cast<DeclRefExpr>(stripCasts(ArgsExpr));
-  const auto *Array = AR ? dyn_cast<VarDecl>(AR->getDecl()) : nullptr;
-  const auto *Init = Array ? dyn_cast_or_null<InitListExpr>(Array->getInit()) : nullptr;
-  if (!Array || !Init || isa<ParmVarDecl>(Array) || !Array->hasLocalStorage() ||
-      Array->isStaticLocal() || !Array->getType()->isConstantArrayType()) {
-    Refuse(DiagID::HostNotTraceable,
-           "the argument array '" + spelled(ArgsExpr) +
-               "' is not a local array initialised where it is declared",
-           ArgsExpr->getBeginLoc());
+  const VarDecl *Array = argumentArray(CE, *Api, K, Fn);
+  if (!Array)
     return;
-  }
-  // The array is read at each launch: nothing else may change a slot.
-  for (const DeclRefExpr *R : index(Fn).Refs[Array]) {
-    const Stmt *Cur = R;
-    const Stmt *P = parent(Fn, Cur);
-    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P))) {
-      Cur = P;
-      P = parent(Fn, P);
-    }
-    const auto *Use = dyn_cast_or_null<CallExpr>(P);
-    const CudaApi *UseApi = Use ? cudaApi(calleeName(Use), ApiRole::LaunchArray) : nullptr;
-    if (!UseApi || Use->getNumArgs() <= unsigned(UseApi->ArgsArg) || Use->getArg(UseApi->ArgsArg) != Cur) {
-      Refuse(DiagID::HostNotTraceable,
-             "the argument array '" + Array->getNameAsString() +
-                 "' is used here other than as a launch's arguments; a slot may change",
-             R->getBeginLoc());
-      return;
-    }
-  }
-  if (Init->getNumInits() != K->getNumParams()) {
-    Refuse(DiagID::HostNotTraceable,
-           "the argument array '" + Array->getNameAsString() + "' has " +
-               std::to_string(Init->getNumInits()) + " slots; '" + KernelName + "' takes " +
-               std::to_string(K->getNumParams()) + " parameters",
-           Array->getLocation());
-    return;
-  }
   KernelLaunch KL;
   KL.E = CE;
   KL.Kernel = K;
   KL.KernelRef = Sym;
   KL.Form = Api->Name;
   KL.ArgsDecl = declStmtOf(Array, Fn);
+  if (readDescriptorSlots(KL, Array, Fn))
+    Pass.Launches.push_back({KL, Fn});
+}
+
+const FunctionDecl *ArgumentArrays::launchedKernel(const CallExpr *CE, const CudaApi &Api,
+                                                   const FunctionDecl *Fn,
+                                                   const DeclRefExpr *&Sym) {
+  const Expr *KE = stripCasts(CE->getArg(Api.KernelArg));
+  if (const auto *A = dyn_cast<UnaryOperator>(KE); A && A->getOpcode() == UO_AddrOf)
+    KE = stripCasts(A->getSubExpr());
+  const auto *KR = dyn_cast<DeclRefExpr>(KE);
+  if (!KR)
+    return nullptr;
+  if (!Api.Handle) {
+    Sym = KR;
+    return dyn_cast<FunctionDecl>(KR->getDecl());
+  }
+  // The kernel's own reference (if any) is refused where it is.
+  std::string WhyNot;
+  const auto *F = dyn_cast<VarDecl>(KR->getDecl());
+  return F ? kernelOfHandle(F, Fn, Sym, WhyNot) : nullptr;
+}
+
+void ArgumentArrays::refuseArrayLaunch(const CallExpr *CE, const FunctionDecl *K,
+                                       const FunctionDecl *Fn, DiagID ID, std::string Msg,
+                                       SourceLocation L) {
+  for (unsigned I : descriptorParamIndexes(K)) {
+    LaunchSite LS;
+    LS.ParamKey = paramKey(K, I);
+    LS.KernelName = patternOf(K)->getQualifiedNameAsString();
+    LS.Where = ST.point(CE->getBeginLoc());
+    LS.ReliesOn.push_back(spanOf(Fn));
+    LS.Blockers.push_back({ID, Msg, ST.point(L), {}});
+    Out.Launches.push_back(std::move(LS));
+  }
+}
+
+const VarDecl *ArgumentArrays::argumentArray(const CallExpr *CE, const CudaApi &Api,
+                                             const FunctionDecl *K, const FunctionDecl *Fn) {
+  const Expr *ArgsExpr = CE->getArg(Api.ArgsArg);
+  const auto *AR = dyn_cast<DeclRefExpr>(stripCasts(ArgsExpr));
+  const auto *Array = AR ? dyn_cast<VarDecl>(AR->getDecl()) : nullptr;
+  const auto *Init = Array ? dyn_cast_or_null<InitListExpr>(Array->getInit()) : nullptr;
+  if (!Array || !Init || isa<ParmVarDecl>(Array) || !Array->hasLocalStorage() ||
+      Array->isStaticLocal() || !Array->getType()->isConstantArrayType()) {
+    refuseArrayLaunch(CE, K, Fn, DiagID::HostNotTraceable,
+                      "the argument array '" + spelled(ArgsExpr) +
+                          "' is not a local array initialised where it is declared",
+                      ArgsExpr->getBeginLoc());
+    return nullptr;
+  }
+  // The array is read at each launch: nothing else may change a slot.
+  for (const DeclRefExpr *R : index(Fn).Refs[Array])
+    if (!isLaunchArguments(R, Fn)) {
+      refuseArrayLaunch(CE, K, Fn, DiagID::HostNotTraceable,
+                        "the argument array '" + Array->getNameAsString() +
+                            "' is used here other than as a launch's arguments; a slot may "
+                            "change",
+                        R->getBeginLoc());
+      return nullptr;
+    }
+  if (Init->getNumInits() != K->getNumParams()) {
+    refuseArrayLaunch(CE, K, Fn, DiagID::HostNotTraceable,
+                      "the argument array '" + Array->getNameAsString() + "' has " +
+                          std::to_string(Init->getNumInits()) + " slots; '" +
+                          patternOf(K)->getQualifiedNameAsString() + "' takes " +
+                          std::to_string(K->getNumParams()) + " parameters",
+                      Array->getLocation());
+    return nullptr;
+  }
+  return Array;
+}
+
+bool ArgumentArrays::isLaunchArguments(const DeclRefExpr *R, const FunctionDecl *Fn) {
+  const Stmt *Cur = R;
+  const Stmt *P = parent(Fn, Cur);
+  while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P))) {
+    Cur = P;
+    P = parent(Fn, P);
+  }
+  const auto *Use = dyn_cast_or_null<CallExpr>(P);
+  const CudaApi *UseApi = Use ? cudaApi(calleeName(Use), ApiRole::LaunchArray) : nullptr;
+  return UseApi && Use->getNumArgs() > unsigned(UseApi->ArgsArg) &&
+         Use->getArg(UseApi->ArgsArg) == Cur;
+}
+
+bool ArgumentArrays::readDescriptorSlots(KernelLaunch &KL, const VarDecl *Array,
+                                         const FunctionDecl *Fn) {
+  const FunctionDecl *K = KL.Kernel;
+  const auto *Init = cast<InitListExpr>(Array->getInit());
   KL.Args.assign(K->getNumParams(), nullptr);
   for (unsigned I : descriptorParamIndexes(K)) {
     const Expr *Slot = stripCasts(Init->getInit(I));
@@ -171,16 +200,17 @@ void ArgumentArrays::resolveArrayLaunch(const CallExpr *CE, const FunctionDecl *
                          ? dyn_cast<DeclRefExpr>(A->getSubExpr()->IgnoreParens())
                          : nullptr;
     if (!DR || !isa<VarDecl>(DR->getDecl())) {
-      Refuse(DiagID::HostNotTraceable,
-             "slot " + std::to_string(I) + " of '" + Array->getNameAsString() + "' ('" +
-                 spelled(Init->getInit(I)) + "') is not the address of a variable",
-             Init->getInit(I)->getBeginLoc());
-      return;
+      refuseArrayLaunch(cast<CallExpr>(KL.E), K, Fn, DiagID::HostNotTraceable,
+                        "slot " + std::to_string(I) + " of '" + Array->getNameAsString() +
+                            "' ('" + spelled(Init->getInit(I)) +
+                            "') is not the address of a variable",
+                        Init->getInit(I)->getBeginLoc());
+      return false;
     }
     Pass.ArraySlots[DR] = {K, I};
     KL.Args[I] = DR;
   }
-  Pass.Launches.push_back({KL, Fn});
+  return true;
 }
 
 } // namespace tma::analysis

@@ -6,6 +6,8 @@
 
 namespace tma::analysis {
 
+struct CudaApi;
+
 /// H6: an upload helper that encodes, allocates, copies and returns the
 /// device pointer, and the variables its callers keep it in. Decided once
 /// per helper; the group is one pseudo device buffer whose users are every
@@ -64,6 +66,26 @@ private:
                                             const clang::FunctionDecl *Fn,
                                             const clang::DeclRefExpr *&Bound,
                                             std::string &WhyNot);
+  /// The kernel \p CE launches (named, or held by a CUfunction handle), and
+  /// in \p Sym the reference that names it; null when it is not seen.
+  const clang::FunctionDecl *launchedKernel(const clang::CallExpr *CE, const CudaApi &Api,
+                                            const clang::FunctionDecl *Fn,
+                                            const clang::DeclRefExpr *&Sym);
+  /// Records launch \p CE of \p K as not rewritable, for each descriptor.
+  void refuseArrayLaunch(const clang::CallExpr *CE, const clang::FunctionDecl *K,
+                         const clang::FunctionDecl *Fn, DiagID ID, std::string Msg,
+                         clang::SourceLocation L);
+  /// The local array of \p CE's arguments, one slot per parameter of \p K
+  /// and read only by launches; null (refused) otherwise.
+  const clang::VarDecl *argumentArray(const clang::CallExpr *CE, const CudaApi &Api,
+                                      const clang::FunctionDecl *K,
+                                      const clang::FunctionDecl *Fn);
+  /// Is \p R (an argument array) the arguments of a launch?
+  bool isLaunchArguments(const clang::DeclRefExpr *R, const clang::FunctionDecl *Fn);
+  /// Each descriptor slot of \p Array is `&variable`: into KL.Args; false
+  /// (refused) otherwise.
+  bool readDescriptorSlots(KernelLaunch &KL, const clang::VarDecl *Array,
+                           const clang::FunctionDecl *Fn);
 };
 
 /// H7: launcher functions that forward a descriptor parameter to a launch
@@ -131,7 +153,36 @@ public:
                               const std::vector<const clang::CUDAKernelCallExpr *> &Calls);
 
 private:
+  /// Why not every kernel the pointer may hold is seen: what, and where.
+  using Reason = std::pair<std::string, clang::SourceLocation>;
+  using Launches = std::vector<const clang::CUDAKernelCallExpr *>;
+
   bool pointerTargets(const clang::Expr *E, std::vector<const clang::DeclRefExpr *> &Targets);
+  /// Collects the kernels \p V may hold into \p Targets; why they may not
+  /// be all of them (its initialiser, storage, or one of its uses).
+  std::optional<Reason> whyTargetsUnseen(const clang::VarDecl *V, const clang::FunctionDecl *Fn,
+                                         const Launches &Calls,
+                                         std::vector<const clang::DeclRefExpr *> &Targets);
+  /// One use of the pointer: a launch, an assignment of kernels, or neither.
+  std::optional<Reason> whyUseUnseen(const clang::DeclRefExpr *R, const clang::FunctionDecl *Fn,
+                                     const Launches &Calls,
+                                     std::vector<const clang::DeclRefExpr *> &Targets);
+  /// The edits that drop the '*' of each descriptor parameter in the
+  /// pointer's written function type; sets \p Why when it cannot be edited.
+  std::vector<TextEdit> parameterTypeEdits(const clang::VarDecl *V,
+                                           const clang::FunctionDecl *Kernel,
+                                           std::optional<Reason> &Why);
+  TextEdit starDeletion(clang::CharSourceRange Star);
+  /// Every launch through \p V, of every kernel it may hold, stays as it is.
+  void refusePointerLaunches(const clang::VarDecl *V, const clang::FunctionDecl *Fn,
+                             const Launches &Calls,
+                             const std::vector<const clang::FunctionDecl *> &Kernels,
+                             const Reason &Why);
+  /// The kernels change together; each launch is traced for each of them.
+  void tiePointerTargets(const clang::VarDecl *V, const clang::FunctionDecl *Fn,
+                         const Launches &Calls,
+                         const std::vector<const clang::FunctionDecl *> &Kernels,
+                         const std::vector<TextEdit> &TypeEdits);
 };
 
 /// References to a kernel other than its launches, and lookups by name:
@@ -141,6 +192,13 @@ public:
   explicit KernelRefs(PassContext &P) : PassComponent(P) {}
 
   void analyzeKernelRef(const clang::DeclRefExpr *R, const clang::FunctionDecl *Fn);
+  /// Is \p E (a kernel, or a pointer holding one) the kernel argument of a
+  /// call that takes a kernel without launching it (the KernelQuery rows:
+  /// attributes, occupancy), through parentheses, casts and, when
+  /// \p ThroughAddressOf, a `&`? Such a call neither launches the kernel
+  /// nor keeps it.
+  bool isQueryArgument(const clang::Expr *E, const clang::FunctionDecl *Fn,
+                       bool ThroughAddressOf);
   /// A kernel fetched by name is launched through an argument array this
   /// tool cannot see: blocks every kernel whose name may match.
   void blockNameLookups();

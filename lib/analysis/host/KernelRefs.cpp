@@ -29,18 +29,8 @@ void KernelRefs::analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn) 
       if (std::optional<KernelLaunch> L = asLaunch(Q))
         if (L->KernelRef == R)
           return;
-    if (const auto *CE = dyn_cast_or_null<CallExpr>(P))
-      if (CE->getCallee() != Cur && cudaApi(calleeName(CE), ApiRole::KernelQuery))
-        return;
-    if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P))
-      if (UO->getOpcode() == UO_AddrOf) {
-        const Stmt *Q = parent(Fn, UO);
-        while (Q && (isa<ParenExpr>(Q) || isa<ImplicitCastExpr>(Q) || isa<ExplicitCastExpr>(Q)))
-          Q = parent(Fn, Q);
-        if (const auto *CE = dyn_cast_or_null<CallExpr>(Q))
-          if (cudaApi(calleeName(CE), ApiRole::KernelQuery))
-            return;
-      }
+    if (isQueryArgument(R, Fn, /*ThroughAddressOf=*/true))
+      return;
   }
   for (const std::string &Key : paramKeysOf(K))
     if (Fn)
@@ -54,6 +44,28 @@ void KernelRefs::analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn) 
               "launch API)",
           ST.point(R->getBeginLoc()),
           {}}});
+}
+
+bool KernelRefs::isQueryArgument(const Expr *E, const FunctionDecl *Fn, bool ThroughAddressOf) {
+  // `cudaFuncSetAttribute(k<64>, ...)`, `cudaFuncGetAttributes(&a, (void *)&k)`:
+  // the kernel's value, as it is or cast, is all the call gets.
+  const Stmt *Cur = E;
+  const Stmt *P = parent(Fn, Cur);
+  for (; P; Cur = P, P = parent(Fn, P)) {
+    const auto *UO = dyn_cast<UnaryOperator>(P);
+    if (UO && UO->getOpcode() == UO_AddrOf && ThroughAddressOf)
+      ThroughAddressOf = false; // once: `&&k` is no kernel
+    else if (!isa<ParenExpr, CastExpr>(P))
+      break;
+  }
+  const auto *CE = dyn_cast_or_null<CallExpr>(P);
+  const CudaApi *Api = CE ? cudaApi(calleeName(CE), ApiRole::KernelQuery) : nullptr;
+  if (!Api || CE->getNumArgs() <= unsigned(Api->KernelArg) || CE->getArg(Api->KernelArg) != Cur)
+    return false;
+  // A template argument spelled as the kernel's old type would no longer
+  // match it (`cudaFuncSetAttribute<void(const CUtensorMap *)>(k, ...)`).
+  const auto *Callee = dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts());
+  return Callee && !Callee->hasExplicitTemplateArgs();
 }
 
 void KernelRefs::blockNameLookups() {

@@ -7,6 +7,34 @@
 using namespace clang;
 
 namespace tma::analysis {
+namespace {
+
+/// The function type a declared pointer type spells (`void (*)(...)`,
+/// through qualifiers and parentheses), or a null location.
+FunctionProtoTypeLoc spelledFunctionType(TypeLoc TL) {
+  for (;;) {
+    if (auto Q = TL.getAs<QualifiedTypeLoc>())
+      TL = Q.getUnqualifiedLoc();
+    else if (auto Ptr = TL.getAs<PointerTypeLoc>())
+      TL = Ptr.getPointeeLoc();
+    else if (auto Par = TL.getAs<ParenTypeLoc>())
+      TL = Par.getInnerLoc();
+    else
+      break;
+  }
+  return TL.getAs<FunctionProtoTypeLoc>();
+}
+
+/// The written '*' of parameter \p I of \p FTL, or a null location.
+PointerTypeLoc spelledParamStar(FunctionProtoTypeLoc FTL, unsigned I) {
+  const ParmVarDecl *P = FTL && I < FTL.getNumParams() ? FTL.getParam(I) : nullptr;
+  TypeLoc PTL = P && P->getTypeSourceInfo() ? P->getTypeSourceInfo()->getTypeLoc() : TypeLoc();
+  while (PTL && PTL.getAs<QualifiedTypeLoc>())
+    PTL = PTL.getAs<QualifiedTypeLoc>().getUnqualifiedLoc();
+  return PTL ? PTL.getAs<PointerTypeLoc>() : PointerTypeLoc();
+}
+
+} // namespace
 
 /// The kernels \p E may evaluate to: kernel names, `&kernel`, and
 /// conditionals over them; a null pointer adds none. False for anything else.
@@ -27,43 +55,12 @@ bool PointerLaunches::pointerTargets(const Expr *E, std::vector<const DeclRefExp
 }
 
 void PointerLaunches::analyzePointerLaunches(const VarDecl *V, const FunctionDecl *Fn,
-                                          const std::vector<const CUDAKernelCallExpr *> &Calls) {
+                                          const Launches &Calls) {
   // Every value the variable can hold must be seen: a local variable set
   // only by its initialiser and by assignments of kernels, used only to
   // launch. Then each launch is a launch of every one of those kernels.
   std::vector<const DeclRefExpr *> Targets;
-  std::optional<std::pair<std::string, SourceLocation>> Why;
-  std::string VName = V->getNameAsString();
-  if (V->getInit() && !pointerTargets(V->getInit(), Targets))
-    Why = {"it is initialised with '" + spelled(V->getInit()) + "', which is not a kernel",
-           V->getInit()->getBeginLoc()};
-  if (isa<ParmVarDecl>(V) || !V->hasLocalStorage() || V->isStaticLocal())
-    Why = {"it is not a local variable of '" + Fn->getQualifiedNameAsString() +
-               "', so not every kernel it may point to is seen",
-           V->getLocation()};
-  for (const DeclRefExpr *R : index(Fn).Refs[V]) {
-    if (Why)
-      break;
-    const Stmt *Cur = R, *P = parent(Fn, R);
-    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) ||
-                 (isa<UnaryOperator>(P) && cast<UnaryOperator>(P)->getOpcode() == UO_Deref))) {
-      Cur = P;
-      P = parent(Fn, P);
-    }
-    if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(P);
-        KC && KC->getCallee() == Cur && llvm::is_contained(Calls, KC))
-      continue;
-    if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
-        BO && BO->getOpcode() == BO_Assign && BO->getLHS() == Cur) {
-      if (!pointerTargets(BO->getRHS(), Targets))
-        Why = {"it is assigned '" + spelled(BO->getRHS()) + "', which is not a kernel",
-               BO->getRHS()->getBeginLoc()};
-      continue;
-    }
-    Why = {"it is used here other than to launch a kernel, so not every kernel it may "
-           "point to is seen",
-           R->getBeginLoc()};
-  }
+  std::optional<Reason> Why = whyTargetsUnseen(V, Fn, Calls, Targets);
   std::vector<const FunctionDecl *> Kernels;
   for (const DeclRefExpr *T : Targets)
     if (!llvm::is_contained(Kernels, cast<FunctionDecl>(T->getDecl())))
@@ -71,53 +68,9 @@ void PointerLaunches::analyzePointerLaunches(const VarDecl *V, const FunctionDec
   if (Kernels.empty())
     return; // nothing known to point at: the references say the rest
 
-  // A written function type names the parameter's type: its '*' goes too.
   std::vector<TextEdit> TypeEdits;
-  if (!Why && !V->getType()->getContainedAutoType()) {
-    TypeLoc TL = V->getTypeSourceInfo()->getTypeLoc();
-    for (;;) {
-      if (auto Q = TL.getAs<QualifiedTypeLoc>())
-        TL = Q.getUnqualifiedLoc();
-      else if (auto Ptr = TL.getAs<PointerTypeLoc>())
-        TL = Ptr.getPointeeLoc();
-      else if (auto Par = TL.getAs<ParenTypeLoc>())
-        TL = Par.getInnerLoc();
-      else
-        break;
-    }
-    auto FTL = TL.getAs<FunctionProtoTypeLoc>();
-    for (unsigned I : descriptorParamIndexes(Kernels.front())) {
-      const ParmVarDecl *P = FTL && I < FTL.getNumParams() ? FTL.getParam(I) : nullptr;
-      TypeLoc PTL = P && P->getTypeSourceInfo() ? P->getTypeSourceInfo()->getTypeLoc()
-                                                : TypeLoc();
-      while (PTL && PTL.getAs<QualifiedTypeLoc>())
-        PTL = PTL.getAs<QualifiedTypeLoc>().getUnqualifiedLoc();
-      auto Star = PTL ? PTL.getAs<PointerTypeLoc>() : PointerTypeLoc();
-      std::optional<CharSourceRange> R =
-          Star ? ST.fileRange(SourceRange(Star.getStarLoc(), Star.getStarLoc())) : std::nullopt;
-      if (!R || ST.inSystemHeader(V->getLocation())) {
-        Why = {"its type does not spell the kernel's parameter types where they can be "
-               "edited (declare it 'auto')",
-               V->getLocation()};
-        break;
-      }
-      // `const CUtensorMap *, float *` -> `const CUtensorMap, float *`, but
-      // `const CUtensorMap *map` -> `const CUtensorMap map`.
-      TextEdit Del = ST.replace(*R, "");
-      llvm::StringRef Buf = ST.SM.getBufferData(ST.SM.getFileID(R->getBegin()));
-      if (Del.Offset + Del.Length < Buf.size() &&
-          !clang::isAsciiIdentifierContinue(Buf[Del.Offset + Del.Length]))
-        while (Del.Offset > 0 && (Buf[Del.Offset - 1] == ' ' || Buf[Del.Offset - 1] == '\t')) {
-          --Del.Offset;
-          ++Del.Length;
-        }
-      TypeEdits.push_back(Del);
-    }
-  }
-
-  std::vector<Note> LaunchedAt;
-  for (const CUDAKernelCallExpr *KC : Calls)
-    LaunchedAt.push_back({"launched through '" + VName + "' here", ST.point(KC->getBeginLoc())});
+  if (!Why && !V->getType()->getContainedAutoType())
+    TypeEdits = parameterTypeEdits(V, Kernels.front(), Why);
   for (const DeclRefExpr *T : Targets)
     Pass.AcceptedKernelRefs.insert(T);
   for (const FunctionDecl *K : Kernels)
@@ -126,25 +79,125 @@ void PointerLaunches::analyzePointerLaunches(const VarDecl *V, const FunctionDec
                  "' reads a __constant__ descriptor, which a launch through a pointer cannot "
                  "pass",
              V->getLocation()};
-  if (Why) {
-    // Each launch is a launch of each kernel, refused: it counts as one.
-    for (const FunctionDecl *K : Kernels)
-      for (unsigned I : descriptorParamIndexes(K))
-        for (const CUDAKernelCallExpr *KC : Calls) {
-          LaunchSite LS;
-          LS.ParamKey = paramKey(K, I);
-          LS.KernelName = patternOf(K)->getQualifiedNameAsString();
-          LS.Where = ST.point(KC->getBeginLoc());
-          LS.ReliesOn.push_back(spanOf(Fn));
-          LS.Blockers.push_back({DiagID::LaunchNotRewritable,
-                                 "'" + LS.KernelName +
-                                     "' is launched through the function pointer '" + VName +
-                                     "', and " + Why->first,
-                                 ST.point(Why->second), LaunchedAt});
-          Out.Launches.push_back(std::move(LS));
-        }
-    return;
+  if (Why)
+    refusePointerLaunches(V, Fn, Calls, Kernels, *Why);
+  else
+    tiePointerTargets(V, Fn, Calls, Kernels, TypeEdits);
+}
+
+std::optional<PointerLaunches::Reason>
+PointerLaunches::whyTargetsUnseen(const VarDecl *V, const FunctionDecl *Fn,
+                                  const Launches &Calls,
+                                  std::vector<const DeclRefExpr *> &Targets) {
+  std::optional<Reason> Why;
+  if (V->getInit() && !pointerTargets(V->getInit(), Targets))
+    Why = {"it is initialised with '" + spelled(V->getInit()) + "', which is not a kernel",
+           V->getInit()->getBeginLoc()};
+  if (isa<ParmVarDecl>(V) || !V->hasLocalStorage() || V->isStaticLocal())
+    Why = {"it is not a local variable of '" + Fn->getQualifiedNameAsString() +
+               "', so not every kernel it may point to is seen",
+           V->getLocation()};
+  if (Why)
+    return Why;
+  for (const DeclRefExpr *R : index(Fn).Refs[V])
+    if ((Why = whyUseUnseen(R, Fn, Calls, Targets)))
+      return Why;
+  return std::nullopt;
+}
+
+std::optional<PointerLaunches::Reason>
+PointerLaunches::whyUseUnseen(const DeclRefExpr *R, const FunctionDecl *Fn,
+                              const Launches &Calls,
+                              std::vector<const DeclRefExpr *> &Targets) {
+  const Stmt *Cur = R, *P = parent(Fn, R);
+  while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) ||
+               (isa<UnaryOperator>(P) && cast<UnaryOperator>(P)->getOpcode() == UO_Deref))) {
+    Cur = P;
+    P = parent(Fn, P);
   }
+  if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(P);
+      KC && KC->getCallee() == Cur && llvm::is_contained(Calls, KC))
+    return std::nullopt;
+  // An attribute or occupancy query reads the kernel it holds, keeps nothing.
+  if (Pass.KernelRefChecks->isQueryArgument(R, Fn, /*ThroughAddressOf=*/false))
+    return std::nullopt;
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+      BO && BO->getOpcode() == BO_Assign && BO->getLHS() == Cur) {
+    if (!pointerTargets(BO->getRHS(), Targets))
+      return Reason{"it is assigned '" + spelled(BO->getRHS()) + "', which is not a kernel",
+                    BO->getRHS()->getBeginLoc()};
+    return std::nullopt;
+  }
+  return Reason{"it is used here other than to launch a kernel, so not every kernel it may "
+                "point to is seen",
+                R->getBeginLoc()};
+}
+
+std::vector<TextEdit> PointerLaunches::parameterTypeEdits(const VarDecl *V,
+                                                          const FunctionDecl *Kernel,
+                                                          std::optional<Reason> &Why) {
+  // A written function type names the parameter's type: its '*' goes too.
+  std::vector<TextEdit> Edits;
+  FunctionProtoTypeLoc FTL = spelledFunctionType(V->getTypeSourceInfo()->getTypeLoc());
+  for (unsigned I : descriptorParamIndexes(Kernel)) {
+    PointerTypeLoc Star = spelledParamStar(FTL, I);
+    std::optional<CharSourceRange> R =
+        Star ? ST.fileRange(SourceRange(Star.getStarLoc(), Star.getStarLoc())) : std::nullopt;
+    if (!R || ST.inSystemHeader(V->getLocation())) {
+      Why = {"its type does not spell the kernel's parameter types where they can be "
+             "edited (declare it 'auto')",
+             V->getLocation()};
+      break;
+    }
+    Edits.push_back(starDeletion(*R));
+  }
+  return Edits;
+}
+
+TextEdit PointerLaunches::starDeletion(CharSourceRange Star) {
+  // `const CUtensorMap *, float *` -> `const CUtensorMap, float *`, but
+  // `const CUtensorMap *map` -> `const CUtensorMap map`.
+  TextEdit Del = ST.replace(Star, "");
+  llvm::StringRef Buf = ST.SM.getBufferData(ST.SM.getFileID(Star.getBegin()));
+  if (Del.Offset + Del.Length < Buf.size() &&
+      !clang::isAsciiIdentifierContinue(Buf[Del.Offset + Del.Length]))
+    while (Del.Offset > 0 && (Buf[Del.Offset - 1] == ' ' || Buf[Del.Offset - 1] == '\t')) {
+      --Del.Offset;
+      ++Del.Length;
+    }
+  return Del;
+}
+
+void PointerLaunches::refusePointerLaunches(const VarDecl *V, const FunctionDecl *Fn,
+                                            const Launches &Calls,
+                                            const std::vector<const FunctionDecl *> &Kernels,
+                                            const Reason &Why) {
+  std::string VName = V->getNameAsString();
+  std::vector<Note> LaunchedAt;
+  for (const CUDAKernelCallExpr *KC : Calls)
+    LaunchedAt.push_back({"launched through '" + VName + "' here", ST.point(KC->getBeginLoc())});
+  // Each launch is a launch of each kernel, refused: it counts as one.
+  for (const FunctionDecl *K : Kernels)
+    for (unsigned I : descriptorParamIndexes(K))
+      for (const CUDAKernelCallExpr *KC : Calls) {
+        LaunchSite LS;
+        LS.ParamKey = paramKey(K, I);
+        LS.KernelName = patternOf(K)->getQualifiedNameAsString();
+        LS.Where = ST.point(KC->getBeginLoc());
+        LS.ReliesOn.push_back(spanOf(Fn));
+        LS.Blockers.push_back({DiagID::LaunchNotRewritable,
+                               "'" + LS.KernelName +
+                                   "' is launched through the function pointer '" + VName +
+                                   "', and " + Why.first,
+                               ST.point(Why.second), LaunchedAt});
+        Out.Launches.push_back(std::move(LS));
+      }
+}
+
+void PointerLaunches::tiePointerTargets(const VarDecl *V, const FunctionDecl *Fn,
+                                        const Launches &Calls,
+                                        const std::vector<const FunctionDecl *> &Kernels,
+                                        const std::vector<TextEdit> &TypeEdits) {
   for (const CUDAKernelCallExpr *KC : Calls)
     Pass.PointerTargets[KC] = Kernels;
   // Every kernel it may point to changes, or none: they share one type.
@@ -153,7 +206,8 @@ void PointerLaunches::analyzePointerLaunches(const VarDecl *V, const FunctionDec
     for (const FunctionDecl *K : Kernels)
       if (!llvm::is_contained(Keys, paramKey(K, I)))
         Keys.push_back(paramKey(K, I));
-    Out.TiedParams.push_back({Keys, {"'" + VName + "' may point to each of these kernels",
+    Out.TiedParams.push_back({Keys, {"'" + V->getNameAsString() +
+                                         "' may point to each of these kernels",
                                      ST.point(V->getLocation())}});
   }
   for (const CUDAKernelCallExpr *KC : Calls)

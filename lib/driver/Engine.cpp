@@ -94,7 +94,7 @@ PassRun runPass(CudaSide Side, const std::string &MainFile,
   R.Ran = true;
   if (Analyze) {
     R.Facts = analyzePass(AST->getASTContext(), sideName(Side), Opts.Analysis);
-    markContainedErrors(AST->getASTContext(), AST->getPreprocessor(), R.Facts, R.Errors);
+    R.MayHide = markContainedErrors(AST->getASTContext(), AST->getPreprocessor(), R.Facts, R.Errors);
     const SourceManager &SM = AST->getSourceManager();
     for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
       std::string Real = normalizePath(It->first.getName());
@@ -241,6 +241,14 @@ static void analyzeOne(TUStatus &TU, std::vector<PassFacts> &Facts, const Engine
       Unique.push_back(std::move(E));
   }
   TU.Errors = std::move(Unique);
+  // An error either side says may hide a descriptor counts, once.
+  for (const PassRun *P : {&Device, &Host})
+    for (const CompilerError &E : P->MayHide)
+      if (llvm::none_of(TU.MayHide, [&](const CompilerError &Seen) {
+            return Seen.Where == E.Where && Seen.Message == E.Message;
+          }))
+        TU.MayHide.push_back(E);
+  llvm::sort(TU.MayHide);
   for (const PassRun *P : {&Device, &Host})
     for (const auto &[Real, Opened] : P->Aliases)
       TU.Aliases[Real].insert(Opened.begin(), Opened.end());

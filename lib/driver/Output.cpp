@@ -309,6 +309,23 @@ void printMessage(llvm::raw_ostream &OS, const Message &M) {
   }
 }
 
+std::vector<Message> hiddenDescriptorMessages(const RunResult &R) {
+  std::vector<Message> Out;
+  for (const TUStatus &TU : R.TUs) {
+    if (TU.Failed)
+      continue; // its errors are listed with the failure
+    for (const CompilerError &E : TU.MayHide)
+      Out.push_back({DiagID::ParseError,
+                     "this compiler error may hide descriptors: it is outside any function "
+                     "body or in a statement that names a descriptor type, so a kernel, a "
+                     "parameter or a declaration may be missing from the analysis of '" +
+                         TU.File + "' (fix it, or give the flags of the build)",
+                     E.Where,
+                     {{"compiler error: " + E.Message, E.Where}}});
+  }
+  return Out;
+}
+
 void Summary::add(const RunResult &R) {
   for (const TUStatus &TU : R.TUs) {
     ++TUs;

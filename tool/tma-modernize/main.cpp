@@ -323,6 +323,11 @@ static bool printTUs(const RunResult &R) {
 /// any is an error.
 static bool printMessages(const RunResult &R, bool Applied, bool Quiet) {
   bool NoError = true;
+  // Errors that may hide descriptors first: they qualify everything after.
+  for (const Message &M : hiddenDescriptorMessages(R)) {
+    printMessage(llvm::errs(), M);
+    NoError = false;
+  }
   for (const Message &M : messagesFor(R, Applied)) {
     bool IsError = info(M.ID).Level == Severity::Error; // tma-201, tma-202
     if (IsError || !Quiet)

@@ -44,6 +44,9 @@ struct TUStatus {
   bool Failed = false;
   std::string FailMessage;
   std::vector<CompilerError> Errors; // the original's errors, both sides
+  /// Those of them that may hide a descriptor (markContainedErrors): the run
+  /// cannot tell that it saw every descriptor of this TU.
+  std::vector<CompilerError> MayHide;
   std::vector<std::string> Deps;     // files it reads (to re-verify only those)
   /// Other paths through which it reads a file (a symbolic link to a
   /// directory, `..`): the verification overlay must answer those too.
@@ -89,6 +92,7 @@ void collectAcceptedEdits(RunResult &R);
 struct PassRun {
   bool Ran = false; // false: the compiler could not even start
   std::vector<CompilerError> Errors;
+  std::vector<CompilerError> MayHide; // see TUStatus::MayHide
   PassFacts Facts;
   std::vector<std::string> Deps;
   std::map<std::string, std::set<std::string>> Aliases; // real path -> opened as

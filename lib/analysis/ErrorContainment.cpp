@@ -85,8 +85,21 @@ public:
       Bodies.push_back(FD->getBody());
     return true;
   }
+  bool VisitTypedefNameDecl(TypedefNameDecl *TD) {
+    if (Types.mentions(TD->getUnderlyingType()))
+      TypeNames.insert(TD->getName());
+    return true;
+  }
+  bool VisitRecordDecl(RecordDecl *RD) {
+    if (RD->getIdentifier() && Types.mentions(RD->getASTContext().getCanonicalTagType(RD)))
+      TypeNames.insert(RD->getName());
+    return true;
+  }
 
   llvm::StringSet<> Carriers;
+  /// Names of types that can hold or reach a descriptor: CUtensorMap itself
+  /// and the user's typedefs, aliases and records of such types.
+  llvm::StringSet<> TypeNames = {"CUtensorMap", "CUtensorMap_st"};
   std::vector<const Stmt *> Bodies;
 
 private:
@@ -128,32 +141,76 @@ public:
   }
 
   bool contained(const CompilerError &E) {
-    if (E.InMacro || !E.Where.valid())
+    if (E.InMacro)
       return false;
+    std::optional<ErrorSite> Site = locate(E);
+    // Outside a body (a declaration, a signature): the old rule applies.
+    if (!Site || !Site->InBody || !Site->Statement)
+      return false;
+    return !namesAny(Site->FID, *Site->Statement, S.Carriers);
+  }
+
+  /// An error in the user's code outside every function body, or in a
+  /// statement that names a descriptor type, may have made clang drop a
+  /// kernel, a descriptor parameter or a declaration that holds one.
+  bool mayHideDescriptors(const CompilerError &E) {
+    std::optional<ErrorSite> Site = locate(E);
+    if (!Site || SM.isInSystemHeader(SM.getLocForStartOfFile(Site->FID)))
+      return false;
+    if (!Site->InBody)
+      return true;
+    return Site->Declaration && namesAny(Site->FID, *Site->Declaration, S.TypeNames);
+  }
+
+private:
+  using Range = std::pair<unsigned, unsigned>;
+  struct ErrorSite {
+    FileID FID;
+    bool InBody = false;
+    /// The statement around the error, or the text between two statements
+    /// where clang dropped one; none when it cannot be told.
+    std::optional<Range> Statement;
+    /// The same, widened to the declaration statement an initialiser is in.
+    std::optional<Range> Declaration;
+  };
+
+  /// Where an error lies: its file, whether inside a function body, and the
+  /// statement around it.
+  std::optional<ErrorSite> locate(const CompilerError &E) {
+    if (!E.Where.valid())
+      return std::nullopt;
     auto FE = SM.getFileManager().getOptionalFileRef(E.Where.File);
     if (!FE)
-      return false;
-    FileID FID = SM.translateFile(*FE);
-    if (FID.isInvalid())
-      return false;
+      return std::nullopt;
+    ErrorSite Site;
+    Site.FID = SM.translateFile(*FE);
+    if (Site.FID.isInvalid())
+      return std::nullopt;
     // The innermost body holding the error, then the statement path to it.
     const Stmt *Body = nullptr;
     unsigned BodyLength = ~0u;
     for (const Stmt *B : S.Bodies) {
-      auto R = offsets(B, FID);
+      auto R = offsets(B, Site.FID);
       if (R && R->first <= E.Where.Offset && E.Where.Offset < R->second &&
           R->second - R->first < BodyLength) {
         Body = B;
         BodyLength = R->second - R->first;
       }
     }
-    if (!Body)
-      return false; // a declaration, a signature: the old rule applies
+    Site.InBody = Body != nullptr;
+    if (Body) {
+      Site.Statement = statementAround(Body, Site.FID, E.Where.Offset, false);
+      Site.Declaration = statementAround(Body, Site.FID, E.Where.Offset, true);
+    }
+    return Site;
+  }
+
+  std::optional<Range> statementAround(const Stmt *Body, FileID FID, unsigned Offset,
+                                       bool WithDeclaration) {
     std::vector<const Stmt *> Path;
-    deepest(Body, FID, E.Where.Offset, Path);
+    deepest(Body, FID, Offset, Path);
     if (Path.empty())
-      return false;
-    std::optional<std::pair<unsigned, unsigned>> Text;
+      return std::nullopt;
     if (const auto *CS = dyn_cast<CompoundStmt>(Path.back())) {
       // Between two statements: clang dropped the one the error is in.
       auto Whole = offsets(CS, FID);
@@ -161,26 +218,25 @@ public:
       for (const Stmt *Child : CS->body()) {
         auto R = offsets(Child, FID);
         if (!R)
-          return false;
-        if (R->second <= E.Where.Offset)
+          return std::nullopt;
+        if (R->second <= Offset)
           From = std::max(From, R->second);
-        else if (R->first > E.Where.Offset)
+        else if (R->first > Offset)
           To = std::min(To, R->first);
       }
-      Text = {{From, To}};
-    } else {
-      // The full expression or statement around the error.
-      size_t I = Path.size() - 1;
-      while (I > 0 && isa<Expr>(Path[I - 1]))
-        --I;
-      Text = offsets(Path[I], FID);
+      return Range{From, To};
     }
-    if (!Text)
-      return false;
-    return !namesCarrier(FID, Text->first, Text->second);
+    // The full expression or statement around the error; with
+    // \p WithDeclaration, the declaration statement whose initialiser it is
+    // (its type is spelled there, outside the expression).
+    size_t I = Path.size() - 1;
+    while (I > 0 && isa<Expr>(Path[I - 1]))
+      --I;
+    if (WithDeclaration && I > 0 && isa<DeclStmt>(Path[I - 1]))
+      --I;
+    return offsets(Path[I], FID);
   }
 
-private:
   /// The file offsets [begin, end) of a statement written in \p FID.
   std::optional<std::pair<unsigned, unsigned>> offsets(const Stmt *St, FileID FID) {
     CharSourceRange R = Lexer::makeFileCharRange(
@@ -205,7 +261,10 @@ private:
       }
   }
 
-  bool namesCarrier(FileID FID, unsigned Begin, unsigned End) {
+  /// Whether the source in \p R names one of \p Names, itself or through a
+  /// user macro.
+  bool namesAny(FileID FID, Range R, const llvm::StringSet<> &Names) {
+    auto [Begin, End] = R;
     llvm::StringRef Buf = SM.getBufferData(FID);
     if (End > Buf.size() || Begin >= End)
       return true;
@@ -218,16 +277,16 @@ private:
       bool Last = L.LexFromRawLexer(T);
       if (SM.getFileOffset(T.getLocation()) >= End || T.is(tok::eof))
         return false;
-      if (T.is(tok::raw_identifier) && identifierCarries(T.getRawIdentifier(), 0))
+      if (T.is(tok::raw_identifier) && identifierNames(T.getRawIdentifier(), Names, 0))
         return true;
       if (Last)
         return false;
     }
   }
 
-  /// The name itself, or a user macro whose body names a carrier.
-  bool identifierCarries(llvm::StringRef Name, unsigned Depth) {
-    if (S.Carriers.contains(Name))
+  /// The name itself, or a user macro whose body names one of \p Names.
+  bool identifierNames(llvm::StringRef Name, const llvm::StringSet<> &Names, unsigned Depth) {
+    if (Names.contains(Name))
       return true;
     if (Depth > 8)
       return true;
@@ -239,7 +298,7 @@ private:
       return false;
     for (const Token &T : MI->tokens())
       if (T.is(tok::identifier) && T.getIdentifierInfo() != II &&
-          identifierCarries(T.getIdentifierInfo()->getName(), Depth + 1))
+          identifierNames(T.getIdentifierInfo()->getName(), Names, Depth + 1))
         return true;
     return false;
   }
@@ -252,13 +311,22 @@ private:
 
 } // namespace
 
-void markContainedErrors(ASTContext &Ctx, Preprocessor &PP, const PassFacts &Facts,
-                         std::vector<CompilerError> &Errors) {
+std::vector<CompilerError> markContainedErrors(ASTContext &Ctx, Preprocessor &PP,
+                                               const PassFacts &Facts,
+                                               std::vector<CompilerError> &Errors) {
+  std::vector<CompilerError> MayHide;
   if (Errors.empty())
-    return;
+    return MayHide;
   Containment C(Ctx, PP, Facts);
-  for (CompilerError &E : Errors)
-    E.Contained = C.contained(E);
+  for (CompilerError &E : Errors) {
+    // A statement that names a descriptor type is never contained, even when
+    // clang dropped the declaration that would make its name a carrier.
+    bool Hides = C.mayHideDescriptors(E);
+    E.Contained = !Hides && C.contained(E);
+    if (Hides)
+      MayHide.push_back(E);
+  }
+  return MayHide;
 }
 
 } // namespace tma

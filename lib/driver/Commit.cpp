@@ -328,6 +328,85 @@ Recovery recoverInterruptedRun(llvm::StringRef Root, bool Apply,
   return recoverLocked(Root);
 }
 
+/// Each edited file read again, compared with what was analysed, and its new
+/// contents; a file that changed or whose edits do not apply goes to
+/// \p Failed, one with several hard links to \p HardLinks.
+static std::vector<JournalEntry> prepareEntries(RunResult &R, const std::string &Tag,
+                                                std::map<std::string, std::string> &Failed,
+                                                std::map<std::string, unsigned> &HardLinks) {
+  std::vector<JournalEntry> Entries;
+  for (auto &[File, List] : R.Edits) {
+    const std::string &Old = R.Original[File];
+    std::optional<std::string> Now = contentsOf(File);
+    if (!Now) {
+      Failed[File] = "'" + File + "' cannot be read any more";
+      continue;
+    }
+    if (*Now != Old) {
+      Failed[File] = "'" + File + "' changed on disk while the tool ran";
+      continue;
+    }
+    llvm::Expected<std::string> New = applyEdits(Old, File, List);
+    if (!New) {
+      Failed[File] = "edits to '" + File + "' do not apply: " + llvm::toString(New.takeError());
+      continue;
+    }
+    // A rename gives the path a new inode; other hard links keep the old
+    // one. Said, not refused: like an editor's save-by-rename.
+    llvm::sys::fs::file_status Status;
+    if (!llvm::sys::fs::status(File, Status) && Status.getLinkCount() > 1)
+      HardLinks[File] = Status.getLinkCount();
+    Entries.push_back({File, temporaryNameFor(File, Tag), sha256(Old), sha256(*New), Old,
+                       std::move(*New)});
+  }
+  return Entries;
+}
+
+/// The temporary file of each entry, in order, until one fails (into
+/// \p Failed); \p Created lists those written.
+static void writeTemporaries(const std::vector<JournalEntry> &Entries, const FaultHook &Fault,
+                             std::map<std::string, std::string> &Failed,
+                             std::vector<std::string> &Created) {
+  int Temps = 0;
+  for (const JournalEntry &E : Entries) {
+    llvm::Error Err = llvm::Error::success();
+    if (llvm::sys::path::filename(E.Path) == Fault.FailTempOf)
+      Err = llvm::createStringError(std::make_error_code(std::errc::io_error),
+                                    "cannot create a temporary file next to '%s': injected "
+                                    "fault (TMA_MODERNIZE_TEST_FAULT)",
+                                    E.Path.c_str());
+    else
+      Err = writeTemporaryFor(E.Path, E.Temp, E.NewText);
+    if (Err) {
+      Failed[E.Path] = llvm::toString(std::move(Err));
+      break;
+    }
+    Created.push_back(E.Temp);
+    if (++Temps == Fault.ExitAfterTemps)
+      FaultHook::exitNow();
+  }
+}
+
+/// After the renames: the hard-link warnings, the directories synced, the
+/// journal removed, the files listed as written.
+static void finishWrites(llvm::StringRef Root, const std::vector<JournalEntry> &Entries,
+                         const std::map<std::string, unsigned> &HardLinks, CommitResult &Out) {
+  std::set<std::string> Dirs;
+  for (const JournalEntry &E : Entries) {
+    auto Links = HardLinks.find(E.Path);
+    if (Links != HardLinks.end())
+      Out.Warnings.push_back("'" + E.Path + "' had " + std::to_string(Links->second) +
+                             " hard links: it is now a new file, and its other names "
+                             "keep the old contents");
+  }
+  for (const JournalEntry &E : Entries)
+    if (Dirs.insert(llvm::sys::path::parent_path(E.Path).str()).second)
+      syncDirectoryOf(E.Path);
+  removeJournal(Root);
+  for (const JournalEntry &E : Entries)
+    Out.Written.push_back(E.Path);
+}
+
 CommitResult commitEdits(RunResult &R, llvm::StringRef Root,
                          llvm::function_ref<void()> Waiting) {
   CommitResult Out;
@@ -376,31 +455,7 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root,
   for (;;) {
     std::map<std::string, std::string> Failed; // file -> why
     std::map<std::string, unsigned> HardLinks;  // file -> link count, when > 1
-    std::vector<JournalEntry> Entries;
-    for (auto &[File, List] : R.Edits) {
-      const std::string &Old = R.Original[File];
-      std::optional<std::string> Now = contentsOf(File);
-      if (!Now) {
-        Failed[File] = "'" + File + "' cannot be read any more";
-        continue;
-      }
-      if (*Now != Old) {
-        Failed[File] = "'" + File + "' changed on disk while the tool ran";
-        continue;
-      }
-      llvm::Expected<std::string> New = applyEdits(Old, File, List);
-      if (!New) {
-        Failed[File] = "edits to '" + File + "' do not apply: " + llvm::toString(New.takeError());
-        continue;
-      }
-      // A rename gives the path a new inode; other hard links keep the old
-      // one. Said, not refused: like an editor's save-by-rename.
-      llvm::sys::fs::file_status Status;
-      if (!llvm::sys::fs::status(File, Status) && Status.getLinkCount() > 1)
-        HardLinks[File] = Status.getLinkCount();
-      Entries.push_back({File, temporaryNameFor(File, Tag), sha256(Old), sha256(*New), Old,
-                         std::move(*New)});
-    }
+    std::vector<JournalEntry> Entries = prepareEntries(R, Tag, Failed, HardLinks);
     if (Failed.empty() && Entries.empty())
       return Out;
 
@@ -414,24 +469,7 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root,
         RefuseAll(llvm::toString(std::move(E)));
         return Out;
       }
-      int Temps = 0;
-      for (const JournalEntry &E : Entries) {
-        llvm::Error Err = llvm::Error::success();
-        if (llvm::sys::path::filename(E.Path) == Fault.FailTempOf)
-          Err = llvm::createStringError(std::make_error_code(std::errc::io_error),
-                                        "cannot create a temporary file next to '%s': injected "
-                                        "fault (TMA_MODERNIZE_TEST_FAULT)",
-                                        E.Path.c_str());
-        else
-          Err = writeTemporaryFor(E.Path, E.Temp, E.NewText);
-        if (Err) {
-          Failed[E.Path] = llvm::toString(std::move(Err));
-          break;
-        }
-        Created.push_back(E.Temp);
-        if (++Temps == Fault.ExitAfterTemps)
-          FaultHook::exitNow();
-      }
+      writeTemporaries(Entries, Fault, Failed, Created);
       if (!Failed.empty()) {
         RemoveTemps();
         removeJournal(Root);
@@ -471,20 +509,7 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root,
       if (++Renames == Fault.ExitAfterRenames)
         FaultHook::exitNow();
     }
-    std::set<std::string> Dirs;
-    for (const JournalEntry &E : Entries) {
-      auto Links = HardLinks.find(E.Path);
-      if (Links != HardLinks.end())
-        Out.Warnings.push_back("'" + E.Path + "' had " + std::to_string(Links->second) +
-                               " hard links: it is now a new file, and its other names "
-                               "keep the old contents");
-    }
-    for (const JournalEntry &E : Entries)
-      if (Dirs.insert(llvm::sys::path::parent_path(E.Path).str()).second)
-        syncDirectoryOf(E.Path);
-    removeJournal(Root);
-    for (const JournalEntry &E : Entries)
-      Out.Written.push_back(E.Path);
+    finishWrites(Root, Entries, HardLinks, Out);
     return Out;
   }
 }

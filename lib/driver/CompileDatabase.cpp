@@ -94,6 +94,207 @@ static std::string responseFileProblem(std::string Reason) {
   return Reason;
 }
 
+namespace {
+
+// Flags whose value is the next argument, dropped with it.
+const llvm::StringSet<> DropWithValue = {
+    "-o", "-ccbin", "--compiler-bindir", "-MF", "-MT", "-MQ", "--threads", "-t",
+    "-Xptxas", "--ptxas-options", "-Xnvlink", "--nvlink-options", "-Xcudafe",
+    "-Xfatbin", "-Xarchive", "-maxrregcount", "--maxrregcount", "-Xlinker",
+    "--linker-options", "-L", "-l", "--library-path", "--library", "-odir",
+    "--output-directory", "-diag-suppress", "--diag-suppress", "-split-compile",
+    "--split-compile", "--options-file", "-optf"};
+// Flags with no meaning for an analysis; dropped alone.
+const llvm::StringSet<> DropAlone = {
+    "-c", "-dc", "-dw", "-lineinfo", "--generate-line-info", "-G", "--device-debug",
+    "-g", "--use_fast_math", "-use_fast_math", "--expt-relaxed-constexpr",
+    "-expt-relaxed-constexpr", "--extended-lambda", "-extended-lambda",
+    "--expt-extended-lambda", "-expt-extended-lambda", "-forward-unknown-to-host-compiler",
+    "--forward-unknown-to-host-compiler", "-MD", "-MMD", "-M", "-MM", "-MP",
+    "--keep", "-keep", "-v", "--verbose", "-w", "--disable-warnings", "-Werror",
+    "--resource-usage", "-res-usage", "--source-in-ptx", "-src-in-ptx",
+    "-static-global-template-stub=true", "-static-global-template-stub=false"};
+
+/// One pass over a command's arguments (response files expanded). Each
+/// group of flags has its own method, which says whether it took \p A.
+class FlagTranslator {
+public:
+  FlagTranslator(llvm::ArrayRef<const char *> Argv, TranslatedCommand &T) : Argv(Argv), T(T) {}
+
+  void run(llvm::StringRef FileName) {
+    for (I = 1; I < Argv.size(); ++I) {
+      llvm::StringRef A(Argv[I]);
+      // The input itself.
+      if (llvm::sys::path::filename(A) == FileName && !A.starts_with("-"))
+        continue;
+      if (!(dropped(A) || language(A) || architecture(A) || relocatable(A) ||
+            hostCompiler(A) || includeOrMacro(A) || standard(A)))
+        other(A);
+    }
+  }
+
+private:
+  llvm::StringRef next() {
+    return I + 1 < Argv.size() ? llvm::StringRef(Argv[++I]) : llvm::StringRef();
+  }
+  void drop(llvm::StringRef What) { T.Dropped.push_back(What.str()); }
+
+  bool dropped(llvm::StringRef A) {
+    if (DropWithValue.contains(A)) {
+      drop((A + " " + next()).str());
+      return true;
+    }
+    if (DropAlone.contains(A) || A.starts_with("-O") || A.starts_with("-o") ||
+        A.starts_with("--threads=") || A.starts_with("-ccbin=") ||
+        A.starts_with("--compiler-bindir=") || A.starts_with("-Xptxas=") ||
+        A.starts_with("-Xcudafe=") || A.starts_with("-MF") || A.starts_with("-MT") ||
+        A.starts_with("-maxrregcount=") || A.starts_with("--maxrregcount=") ||
+        A.starts_with("--diag-suppress=") || A.starts_with("-diag-suppress=") ||
+        A.starts_with("--use_fast_math") || A.starts_with("-Xfatbin=")) {
+      drop(A);
+      return true;
+    }
+    return false;
+  }
+
+  /// The engine parses every TU as CUDA itself.
+  bool language(llvm::StringRef A) {
+    if (A == "-x" || A == "--x") {
+      drop((A + " " + next()).str());
+      return true;
+    }
+    if (A.starts_with("-x") && A.size() > 2) {
+      drop(A);
+      return true;
+    }
+    return false;
+  }
+
+  bool architecture(llvm::StringRef A) {
+    if (A == "-arch" || A == "--gpu-architecture" || A == "-code" || A == "--gpu-code") {
+      noteArch(T, next());
+      return true;
+    }
+    if (A.consume_front("-arch=") || A.consume_front("--gpu-architecture=") ||
+        A.consume_front("-code=") || A.consume_front("--gpu-code=")) {
+      llvm::SmallVector<llvm::StringRef, 4> Archs;
+      A.split(Archs, ',');
+      for (llvm::StringRef X : Archs)
+        noteArch(T, X);
+      return true;
+    }
+    if (A == "-gencode" || A == "--generate-code") {
+      noteGencode(T, next());
+      return true;
+    }
+    if (A.consume_front("-gencode=") || A.consume_front("--generate-code=")) {
+      noteGencode(T, A);
+      return true;
+    }
+    if (A.starts_with("--cuda-gpu-arch=") || A.starts_with("--offload-arch=")) {
+      noteArch(T, A.substr(A.find('=') + 1));
+      return true;
+    }
+    return false;
+  }
+
+  /// Relocatable device code changes what clang accepts (device launches).
+  bool relocatable(llvm::StringRef A) {
+    if (A == "-rdc=true" || A == "--relocatable-device-code=true" || A == "-fgpu-rdc" ||
+        (A == "-rdc" && I + 1 < Argv.size() && llvm::StringRef(Argv[I + 1]) == "true")) {
+      if (A == "-rdc")
+        ++I;
+      T.Args.push_back("-fgpu-rdc");
+      return true;
+    }
+    if (A == "-rdc=false" || A == "--relocatable-device-code=false") {
+      drop(A);
+      return true;
+    }
+    return false;
+  }
+
+  /// Host compiler flags: only what changes parsing is kept.
+  bool hostCompiler(llvm::StringRef A) {
+    if (!(A == "-Xcompiler" || A == "--compiler-options" || A.starts_with("-Xcompiler=") ||
+          A.starts_with("--compiler-options=")))
+      return false;
+    llvm::StringRef Val = A.contains('=') ? A.substr(A.find('=') + 1) : next();
+    llvm::SmallVector<llvm::StringRef, 4> Host;
+    Val.split(Host, ',');
+    for (llvm::StringRef H : Host) {
+      if (H.starts_with("-D") || H.starts_with("-U") || H.starts_with("-I") ||
+          H.starts_with("-std=") || H == "-fopenmp")
+        T.Args.push_back(H == "-fopenmp" ? "-D_OPENMP=201511" : H.str());
+      else
+        drop(("-Xcompiler " + H).str());
+    }
+    return true;
+  }
+
+  /// Include paths and macros: kept, nvcc's spellings normalised.
+  bool includeOrMacro(llvm::StringRef A) {
+    if (A == "-I" || A == "-isystem" || A == "-include" || A == "-D" || A == "-U" ||
+        A == "-iquote" || A == "--include-path" || A == "--system-include" ||
+        A == "--define-macro" || A == "--undefine-macro" || A == "--pre-include") {
+      static const llvm::StringMap<std::string> Long = {
+          {"--include-path", "-I"}, {"--system-include", "-isystem"},
+          {"--define-macro", "-D"}, {"--undefine-macro", "-U"}, {"--pre-include", "-include"}};
+      std::string Flag = Long.count(A) ? Long.lookup(A) : A.str();
+      T.Args.push_back(Flag);
+      T.Args.push_back(next().str());
+      return true;
+    }
+    if (A.consume_front("-isystem=")) {
+      T.Args.push_back("-isystem");
+      T.Args.push_back(A.str());
+      return true;
+    }
+    if (A.consume_front("--include-path=")) {
+      T.Args.push_back("-I" + A.str());
+      return true;
+    }
+    if (A.consume_front("--define-macro=")) {
+      T.Args.push_back("-D" + A.str());
+      return true;
+    }
+    if (A.starts_with("-I") || A.starts_with("-D") || A.starts_with("-U") ||
+        A.starts_with("-isystem") || A.starts_with("-iquote") || A.starts_with("-include")) {
+      T.Args.push_back(A.str());
+      return true;
+    }
+    return false;
+  }
+
+  bool standard(llvm::StringRef A) {
+    if (A.consume_front("--std=") || A.consume_front("-std=")) {
+      T.Args.push_back("-std=" + A.str());
+      return true;
+    }
+    if (A == "-std" || A == "--std") {
+      T.Args.push_back("-std=" + next().str());
+      return true;
+    }
+    return false;
+  }
+
+  /// Anything else: nvcc's own flags mean nothing to clang; a clang or gcc
+  /// command's -f/-W/-m flags are kept only when they are clang's too (gcc-only
+  /// flags would be errors in clang: warnings are kept, the rest dropped).
+  void other(llvm::StringRef A) {
+    if (!T.FromNvcc && A.starts_with("-W"))
+      T.Args.push_back(A.str());
+    else
+      drop(A);
+  }
+
+  llvm::ArrayRef<const char *> Argv;
+  TranslatedCommand &T;
+  size_t I = 1;
+};
+
+} // namespace
+
 TranslatedCommand translateFlags(llvm::ArrayRef<std::string> CommandLine,
                                  llvm::StringRef File, llvm::StringRef Directory) {
   TranslatedCommand T;
@@ -116,162 +317,7 @@ TranslatedCommand translateFlags(llvm::ArrayRef<std::string> CommandLine,
 
   llvm::StringRef Compiler = llvm::sys::path::filename(Argv[0]);
   T.FromNvcc = Compiler.contains("nvcc");
-  std::string FileName = llvm::sys::path::filename(File).str();
-
-  // Flags whose value is the next argument, dropped with it.
-  static const llvm::StringSet<> DropWithValue = {
-      "-o", "-ccbin", "--compiler-bindir", "-MF", "-MT", "-MQ", "--threads", "-t",
-      "-Xptxas", "--ptxas-options", "-Xnvlink", "--nvlink-options", "-Xcudafe",
-      "-Xfatbin", "-Xarchive", "-maxrregcount", "--maxrregcount", "-Xlinker",
-      "--linker-options", "-L", "-l", "--library-path", "--library", "-odir",
-      "--output-directory", "-diag-suppress", "--diag-suppress", "-split-compile",
-      "--split-compile", "--options-file", "-optf"};
-  // Flags with no meaning for an analysis; dropped alone.
-  static const llvm::StringSet<> DropAlone = {
-      "-c", "-dc", "-dw", "-lineinfo", "--generate-line-info", "-G", "--device-debug",
-      "-g", "--use_fast_math", "-use_fast_math", "--expt-relaxed-constexpr",
-      "-expt-relaxed-constexpr", "--extended-lambda", "-extended-lambda",
-      "--expt-extended-lambda", "-expt-extended-lambda", "-forward-unknown-to-host-compiler",
-      "--forward-unknown-to-host-compiler", "-MD", "-MMD", "-M", "-MM", "-MP",
-      "--keep", "-keep", "-v", "--verbose", "-w", "--disable-warnings", "-Werror",
-      "--resource-usage", "-res-usage", "--source-in-ptx", "-src-in-ptx",
-      "-static-global-template-stub=true", "-static-global-template-stub=false"};
-
-  for (size_t I = 1; I < Argv.size(); ++I) {
-    llvm::StringRef A(Argv[I]);
-    auto Next = [&]() -> llvm::StringRef {
-      return I + 1 < Argv.size() ? llvm::StringRef(Argv[++I]) : llvm::StringRef();
-    };
-    auto Drop = [&](llvm::StringRef What) { T.Dropped.push_back(What.str()); };
-    // The input itself.
-    if (llvm::sys::path::filename(A) == FileName && !A.starts_with("-"))
-      continue;
-    if (DropWithValue.contains(A)) {
-      Drop((A + " " + Next()).str());
-      continue;
-    }
-    if (DropAlone.contains(A) || A.starts_with("-O") || A.starts_with("-o") ||
-        A.starts_with("--threads=") || A.starts_with("-ccbin=") ||
-        A.starts_with("--compiler-bindir=") || A.starts_with("-Xptxas=") ||
-        A.starts_with("-Xcudafe=") || A.starts_with("-MF") || A.starts_with("-MT") ||
-        A.starts_with("-maxrregcount=") || A.starts_with("--maxrregcount=") ||
-        A.starts_with("--diag-suppress=") || A.starts_with("-diag-suppress=") ||
-        A.starts_with("--use_fast_math") || A.starts_with("-Xfatbin=")) {
-      Drop(A);
-      continue;
-    }
-    // Language: the engine parses every TU as CUDA itself.
-    if (A == "-x" || A == "--x") {
-      Drop((A + " " + Next()).str());
-      continue;
-    }
-    if (A.starts_with("-x") && A.size() > 2) {
-      Drop(A);
-      continue;
-    }
-    // Architectures.
-    if (A == "-arch" || A == "--gpu-architecture" || A == "-code" || A == "--gpu-code") {
-      noteArch(T, Next());
-      continue;
-    }
-    if (A.consume_front("-arch=") || A.consume_front("--gpu-architecture=") ||
-        A.consume_front("-code=") || A.consume_front("--gpu-code=")) {
-      llvm::SmallVector<llvm::StringRef, 4> Archs;
-      A.split(Archs, ',');
-      for (llvm::StringRef X : Archs)
-        noteArch(T, X);
-      continue;
-    }
-    if (A == "-gencode" || A == "--generate-code") {
-      noteGencode(T, Next());
-      continue;
-    }
-    if (A.consume_front("-gencode=") || A.consume_front("--generate-code=")) {
-      noteGencode(T, A);
-      continue;
-    }
-    if (A.starts_with("--cuda-gpu-arch=") || A.starts_with("--offload-arch=")) {
-      noteArch(T, A.substr(A.find('=') + 1));
-      continue;
-    }
-    // Relocatable device code changes what clang accepts (device launches).
-    if (A == "-rdc=true" || A == "--relocatable-device-code=true" || A == "-fgpu-rdc" ||
-        (A == "-rdc" && I + 1 < Argv.size() && llvm::StringRef(Argv[I + 1]) == "true")) {
-      if (A == "-rdc")
-        ++I;
-      T.Args.push_back("-fgpu-rdc");
-      continue;
-    }
-    if (A == "-rdc=false" || A == "--relocatable-device-code=false") {
-      Drop(A);
-      continue;
-    }
-    // Host compiler flags: only what changes parsing is kept.
-    if (A == "-Xcompiler" || A == "--compiler-options" || A.starts_with("-Xcompiler=") ||
-        A.starts_with("--compiler-options=")) {
-      llvm::StringRef Val = A.contains('=') ? A.substr(A.find('=') + 1) : Next();
-      llvm::SmallVector<llvm::StringRef, 4> Host;
-      Val.split(Host, ',');
-      for (llvm::StringRef H : Host) {
-        if (H.starts_with("-D") || H.starts_with("-U") || H.starts_with("-I") ||
-            H.starts_with("-std=") || H == "-fopenmp")
-          T.Args.push_back(H == "-fopenmp" ? "-D_OPENMP=201511" : H.str());
-        else
-          Drop(("-Xcompiler " + H).str());
-      }
-      continue;
-    }
-    // Include paths and macros: kept, nvcc's spellings normalised.
-    if (A == "-I" || A == "-isystem" || A == "-include" || A == "-D" || A == "-U" ||
-        A == "-iquote" || A == "--include-path" || A == "--system-include" ||
-        A == "--define-macro" || A == "--undefine-macro" || A == "--pre-include") {
-      static const llvm::StringMap<std::string> Long = {
-          {"--include-path", "-I"}, {"--system-include", "-isystem"},
-          {"--define-macro", "-D"}, {"--undefine-macro", "-U"}, {"--pre-include", "-include"}};
-      std::string Flag = Long.count(A) ? Long.lookup(A) : A.str();
-      T.Args.push_back(Flag);
-      T.Args.push_back(Next().str());
-      continue;
-    }
-    if (A.consume_front("-isystem=")) {
-      T.Args.push_back("-isystem");
-      T.Args.push_back(A.str());
-      continue;
-    }
-    if (A.consume_front("--include-path=")) {
-      T.Args.push_back("-I" + A.str());
-      continue;
-    }
-    if (A.consume_front("--define-macro=")) {
-      T.Args.push_back("-D" + A.str());
-      continue;
-    }
-    if (A.starts_with("-I") || A.starts_with("-D") || A.starts_with("-U") ||
-        A.starts_with("-isystem") || A.starts_with("-iquote") || A.starts_with("-include")) {
-      T.Args.push_back(A.str());
-      continue;
-    }
-    if (A.consume_front("--std=") || A.consume_front("-std=")) {
-      T.Args.push_back("-std=" + A.str());
-      continue;
-    }
-    if (A == "-std" || A == "--std") {
-      T.Args.push_back("-std=" + Next().str());
-      continue;
-    }
-    // Anything else: nvcc's own flags mean nothing to clang; a clang or gcc
-    // command's -f/-W/-m flags are kept only when they are clang's too.
-    if (!T.FromNvcc && (A.starts_with("-W") || A.starts_with("-f") || A.starts_with("-m")) &&
-        !A.starts_with("-fPIC") && !A.starts_with("-fpic")) {
-      // gcc-only flags would be errors in clang: keep warnings, drop the rest.
-      if (A.starts_with("-W"))
-        T.Args.push_back(A.str());
-      else
-        Drop(A);
-      continue;
-    }
-    Drop(A);
-  }
+  FlagTranslator(Argv, T).run(llvm::sys::path::filename(File));
   return T;
 }
 

@@ -1,6 +1,7 @@
 #include "tma/Engine.h"
 
 #include "tma/ErrorContainment.h"
+#include "tma/Format.h"
 #include "tma/Output.h"
 #include "tma/Prefilter.h"
 #include "tma/SourceText.h"
@@ -11,6 +12,7 @@
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -92,7 +94,7 @@ PassRun runPass(CudaSide Side, const std::string &MainFile,
   R.Ran = true;
   if (Analyze) {
     R.Facts = analyzePass(AST->getASTContext(), sideName(Side), Opts.Analysis);
-    markContainedErrors(AST->getASTContext(), AST->getPreprocessor(), R.Facts, R.Errors);
+    R.MayHide = markContainedErrors(AST->getASTContext(), AST->getPreprocessor(), R.Facts, R.Errors);
     const SourceManager &SM = AST->getSourceManager();
     for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
       std::string Real = normalizePath(It->first.getName());
@@ -239,6 +241,14 @@ static void analyzeOne(TUStatus &TU, std::vector<PassFacts> &Facts, const Engine
       Unique.push_back(std::move(E));
   }
   TU.Errors = std::move(Unique);
+  // An error either side says may hide a descriptor counts, once.
+  for (const PassRun *P : {&Device, &Host})
+    for (const CompilerError &E : P->MayHide)
+      if (llvm::none_of(TU.MayHide, [&](const CompilerError &Seen) {
+            return Seen.Where == E.Where && Seen.Message == E.Message;
+          }))
+        TU.MayHide.push_back(E);
+  llvm::sort(TU.MayHide);
   for (const PassRun *P : {&Device, &Host})
     for (const auto &[Real, Opened] : P->Aliases)
       TU.Aliases[Real].insert(Opened.begin(), Opened.end());
@@ -257,76 +267,73 @@ static void analyzeOne(TUStatus &TU, std::vector<PassFacts> &Facts, const Engine
   Facts.push_back(std::move(Host.Facts));
 }
 
-RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Opts,
-                     unsigned Jobs) {
-  RunResult R;
-  for (const TUInput &In : Inputs) {
-    TUStatus TU;
-    TU.File = normalizePath(In.File);
-    TU.Compile = In.Compile;
-    TU.Notes = In.Notes;
-    R.TUs.push_back(std::move(TU));
-  }
-  // 1. Every TU, both sides; facts kept per TU so the order is the input's.
-  // TUs that the pre-filter rules out wait; a skipped TU that names a kernel
-  // the others found (a launch through a header-less declaration, say) is
-  // analysed in a second round.
+/// Step 1: every TU, both sides; facts kept per TU so the order is the
+/// input's. TUs that the pre-filter rules out wait; a skipped TU that names a
+/// kernel the others found (a launch through a header-less declaration, say)
+/// is analysed in a second round.
+static std::vector<PassFacts> analyzeAll(RunResult &R, const EngineOptions &Opts,
+                                         unsigned Jobs) {
   std::vector<std::vector<PassFacts>> PerTU(R.TUs.size());
-  {
-    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(std::max(1u, Jobs)));
-    for (size_t I = 0; I < R.TUs.size(); ++I)
+  std::mutex ProgressLock;
+  unsigned Started = 0;
+  auto Progress = [&](const TUStatus &TU) {
+    if (!Opts.Progress)
+      return;
+    std::lock_guard<std::mutex> Hold(ProgressLock);
+    Opts.Progress(++Started, R.TUs.size(), TU.File);
+  };
+  llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(std::max(1u, Jobs)));
+  for (size_t I = 0; I < R.TUs.size(); ++I)
+    Pool.async([&, I] {
+      TUStatus &TU = R.TUs[I];
+      Progress(TU);
+      if (Opts.Prefilter) {
+        PrefilterResult P = prefilter(TU.File, TU.Compile);
+        TU.PrefilterReason = P.Reason;
+        TU.PrefilterFiles = std::move(P.Files);
+        if (!P.MayMatter) {
+          TU.Skipped = true;
+          return;
+        }
+      }
+      analyzeOne(TU, PerTU[I], Opts);
+    });
+  Pool.wait();
+  std::vector<std::string> KernelNames;
+  for (const auto &F : PerTU)
+    for (const PassFacts &P : F)
+      for (const DescriptorParam &D : P.Params) {
+        llvm::StringRef Name = llvm::StringRef(D.KernelName).split('<').first;
+        KernelNames.push_back(Name.rsplit("::").second.empty() ? Name.str()
+                                                                : Name.rsplit("::").second.str());
+      }
+  llvm::sort(KernelNames);
+  KernelNames.erase(std::unique(KernelNames.begin(), KernelNames.end()), KernelNames.end());
+  for (size_t I = 0; I < R.TUs.size() && !KernelNames.empty(); ++I)
+    if (R.TUs[I].Skipped && filesMention(R.TUs[I].PrefilterFiles, KernelNames))
       Pool.async([&, I] {
         TUStatus &TU = R.TUs[I];
-        if (Opts.Prefilter) {
-          PrefilterResult P = prefilter(TU.File, TU.Compile);
-          TU.PrefilterReason = P.Reason;
-          TU.PrefilterFiles = std::move(P.Files);
-          if (!P.MayMatter) {
-            TU.Skipped = true;
-            return;
-          }
-        }
+        TU.Skipped = false;
+        TU.PrefilterReason = "it names a kernel with a descriptor parameter";
         analyzeOne(TU, PerTU[I], Opts);
       });
-    Pool.wait();
-    std::vector<std::string> KernelNames;
-    for (const auto &F : PerTU)
-      for (const PassFacts &P : F)
-        for (const DescriptorParam &D : P.Params) {
-          llvm::StringRef Name = llvm::StringRef(D.KernelName).split('<').first;
-          KernelNames.push_back(Name.rsplit("::").second.empty() ? Name.str()
-                                                                  : Name.rsplit("::").second.str());
-        }
-    llvm::sort(KernelNames);
-    KernelNames.erase(std::unique(KernelNames.begin(), KernelNames.end()), KernelNames.end());
-    for (size_t I = 0; I < R.TUs.size() && !KernelNames.empty(); ++I)
-      if (R.TUs[I].Skipped && filesMention(R.TUs[I].PrefilterFiles, KernelNames))
-        Pool.async([&, I] {
-          TUStatus &TU = R.TUs[I];
-          TU.Skipped = false;
-          TU.PrefilterReason = "it names a kernel with a descriptor parameter";
-          analyzeOne(TU, PerTU[I], Opts);
-        });
-    Pool.wait();
-  }
+  Pool.wait();
   std::vector<PassFacts> Facts;
   for (auto &F : PerTU)
     for (PassFacts &P : F)
       Facts.push_back(std::move(P));
+  return Facts;
+}
 
-  // 2. One plan from all of them.
-  PlanOptions PO;
-  PO.InRoot = Opts.InRoot;
-  PO.BuildTree = Opts.BuildTree;
-  R.ThePlan = makePlan(Facts, PO);
-
-  // Error tolerance: nvcc accepts code clang rejects, so an error elsewhere
-  // must not block a rewrite that can be proven. A descriptor whose kernel,
-  // followed helpers or launching functions hold an error is refused: the
-  // error may hide a use. An error whose statement provably carries no
-  // descriptor (Contained) blocks only a unit that edits it. Verification
-  // below then demands exactly the original errors, at their shifted
-  // positions, and no new one.
+/// Error tolerance: nvcc accepts code clang rejects, so an error elsewhere
+/// must not block a rewrite that can be proven. A descriptor whose kernel,
+/// followed helpers or launching functions hold an error is refused: the
+/// error may hide a use. An error whose statement provably carries no
+/// descriptor (Contained) blocks only a unit that edits it. Verification
+/// then demands exactly the original errors, at their shifted positions, and
+/// no new one. Returns the refusals, by parameter key.
+static std::map<std::string, Blocker> refusalsForErrors(RunResult &R) {
+  std::map<std::string, Blocker> Preblocked;
   std::vector<CompilerError> AllErrors;
   for (const TUStatus &TU : R.TUs)
     llvm::append_range(AllErrors, TU.Errors);
@@ -348,21 +355,19 @@ RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Op
     if (Blocking.empty())
       continue;
     ++R.RefusedForErrors;
-    PO.Preblocked[D.Key] = {DiagID::ParseError,
-                            "clang reports " + std::to_string(Blocking.size()) + " error" +
-                                (Blocking.size() == 1 ? "" : "s") +
-                                " in code this descriptor relies on",
-                            Blocking.front().Where, Blocking};
+    Preblocked[D.Key] = {DiagID::ParseError,
+                         "clang reports " + std::to_string(Blocking.size()) + " error" +
+                             (Blocking.size() == 1 ? "" : "s") +
+                             " in code this descriptor relies on",
+                         Blocking.front().Where, Blocking};
   }
-  // Decided again with those refusals in place: a refused descriptor must
-  // not take the units it would have shared (a common declaration, a
-  // common buffer) down with it.
-  if (!PO.Preblocked.empty())
-    R.ThePlan = makePlan(Facts, PO);
+  return Preblocked;
+}
 
-  // A TU that could not be analysed may declare and launch any kernel with
-  // external linkage, or any kernel defined in a header it includes: only a
-  // kernel with internal linkage defined in another TU's own file is safe.
+/// A TU that could not be analysed may declare and launch any kernel with
+/// external linkage, or any kernel defined in a header it includes: only a
+/// kernel with internal linkage defined in another TU's own file is safe.
+static void refuseForFailedTUs(RunResult &R) {
   for (const TUStatus &TU : R.TUs) {
     if (!TU.Failed)
       continue;
@@ -382,10 +387,12 @@ RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Op
         D.Blockers.insert(D.Blockers.begin(), Why);
     }
   }
+}
 
-  // A file without write permission for its owner is not to be edited
-  // (rename would replace it anyway): its units are refused before anything
-  // is written, so no group is half applied.
+/// A file without write permission for its owner is not to be edited
+/// (rename would replace it anyway): its units are refused before anything
+/// is written, so no group is half applied.
+static void refuseReadOnlyFiles(RunResult &R) {
   for (size_t U = 0; U < R.ThePlan.Units.size(); ++U)
     for (const TextEdit &E : R.ThePlan.Units[U].Edits) {
       llvm::sys::fs::file_status Status;
@@ -398,6 +405,62 @@ RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Op
         break;
       }
     }
+}
+
+/// Step 3: all units together first; when that fails, each on its own, then
+/// the survivors together again.
+static void verifyUnits(RunResult &R, const EngineOptions &Opts) {
+  for (int Round = 0; Round < 3; ++Round) {
+    auto All = R.ThePlan.editsByFile();
+    if (All.empty())
+      break;
+    std::string Err = newErrorInRun(R, All, Opts, R.VerifyParses);
+    if (Err.empty())
+      break;
+    std::vector<size_t> Live;
+    for (size_t U = 0; U < R.ThePlan.Units.size(); ++U)
+      if (!R.ThePlan.Units[U].Refused)
+        Live.push_back(U);
+    Blocker Why{DiagID::VerifyFailed, "the rewritten code does not compile: " + Err, {}, {}};
+    if (Live.size() == 1 || Round == 2) {
+      for (size_t U : Live)
+        R.ThePlan.refuseUnit(U, Why);
+      break;
+    }
+    for (size_t U : Live) {
+      std::string UErr = newErrorInRun(R, R.ThePlan.editsByFile(U), Opts, R.VerifyParses);
+      if (!UErr.empty())
+        R.ThePlan.refuseUnit(U, {DiagID::VerifyFailed,
+                                 "the rewritten code does not compile: " + UErr, {}, {}});
+    }
+  }
+}
+
+RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Opts,
+                     unsigned Jobs) {
+  RunResult R;
+  R.FormatStyle = Opts.FormatStyle;
+  for (const TUInput &In : Inputs) {
+    TUStatus TU;
+    TU.File = normalizePath(In.File);
+    TU.Compile = In.Compile;
+    TU.Notes = In.Notes;
+    R.TUs.push_back(std::move(TU));
+  }
+  std::vector<PassFacts> Facts = analyzeAll(R, Opts, Jobs);
+
+  // 2. One plan from all of them; decided again with the refusals for
+  // compiler errors in place: a refused descriptor must not take the units it
+  // would have shared (a common declaration, a common buffer) down with it.
+  PlanOptions PO;
+  PO.InRoot = Opts.InRoot;
+  PO.BuildTree = Opts.BuildTree;
+  R.ThePlan = makePlan(Facts, PO);
+  PO.Preblocked = refusalsForErrors(R);
+  if (!PO.Preblocked.empty())
+    R.ThePlan = makePlan(Facts, PO);
+  refuseForFailedTUs(R);
+  refuseReadOnlyFiles(R);
 
   // The original contents of every file a unit edits, read once.
   for (const EditUnit &U : R.ThePlan.Units)
@@ -407,42 +470,25 @@ RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Op
         R.Original[E.File] = B ? (*B)->getBuffer().str() : std::string();
       }
 
-  // 3. Verify: all units together first; when that fails, each on its own,
-  // then the survivors together again.
-  if (Opts.Verify) {
-    for (int Round = 0; Round < 3; ++Round) {
-      auto All = R.ThePlan.editsByFile();
-      if (All.empty())
-        break;
-      std::string Err = newErrorInRun(R, All, Opts, R.VerifyParses);
-      if (Err.empty())
-        break;
-      std::vector<size_t> Live;
-      for (size_t U = 0; U < R.ThePlan.Units.size(); ++U)
-        if (!R.ThePlan.Units[U].Refused)
-          Live.push_back(U);
-      Blocker Why{DiagID::VerifyFailed, "the rewritten code does not compile: " + Err, {}, {}};
-      if (Live.size() == 1 || Round == 2) {
-        for (size_t U : Live)
-          R.ThePlan.refuseUnit(U, Why);
-        break;
-      }
-      for (size_t U : Live) {
-        std::string UErr = newErrorInRun(R, R.ThePlan.editsByFile(U), Opts, R.VerifyParses);
-        if (!UErr.empty())
-          R.ThePlan.refuseUnit(U, {DiagID::VerifyFailed,
-                                   "the rewritten code does not compile: " + UErr, {}, {}});
-      }
-    }
-  }
+  if (Opts.Verify)
+    verifyUnits(R, Opts);
   collectAcceptedEdits(R);
   return R;
 }
 
 void collectAcceptedEdits(RunResult &R) {
   R.Edits = R.ThePlan.editsByFile();
-  for (auto &[File, List] : R.Edits)
+  R.FormatErrors.clear();
+  for (auto &[File, List] : R.Edits) {
     List = tidyDeletions(R.Original[File], std::move(List));
+    llvm::Expected<std::vector<TextEdit>> Formatted =
+        formatEdits(R.Original[File], File, List, R.FormatStyle);
+    if (Formatted)
+      List = std::move(*Formatted);
+    else // written as the tool's own edits, unformatted
+      R.FormatErrors.push_back("'" + File + "' is not formatted: " +
+                               llvm::toString(Formatted.takeError()));
+  }
   for (auto It = R.Original.begin(); It != R.Original.end();)
     It = R.Edits.count(It->first) ? std::next(It) : R.Original.erase(It);
 }

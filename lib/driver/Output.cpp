@@ -26,63 +26,6 @@ llvm::Expected<std::string> applyEdits(llvm::StringRef Code, llvm::StringRef Fil
   return clang::tooling::applyAllReplacements(Code, Reps);
 }
 
-std::vector<TextEdit> tidyDeletions(llvm::StringRef Code, std::vector<TextEdit> Edits) {
-  llvm::sort(Edits);
-  std::vector<TextEdit> Out;
-  // A line ends at '\n' (LF, CRLF) or at a '\r' that no '\n' follows (the
-  // classic Mac CR-only files): that '\r' is a line end, never a blank, or a
-  // deletion would run into the next line's indentation and leave its own
-  // line behind, empty. The '\r' of a CRLF is trailing blank.
-  auto LineEndAt = [&](unsigned I) {
-    return Code[I] == '\n' || (Code[I] == '\r' && (I + 1 == Code.size() || Code[I + 1] != '\n'));
-  };
-  auto BlankAt = [&](unsigned I) {
-    return Code[I] == ' ' || Code[I] == '\t' || (Code[I] == '\r' && !LineEndAt(I));
-  };
-  auto AllBlank = [&](unsigned Begin, unsigned End) {
-    for (unsigned I = Begin; I < End; ++I)
-      if (!BlankAt(I))
-        return false;
-    return true;
-  };
-  for (const TextEdit &E : Edits) {
-    if (!Out.empty() && E.Text.empty() && Out.back().Text.empty() && E.Length &&
-        Out.back().Length) {
-      unsigned GapBegin = Out.back().Offset + Out.back().Length;
-      if (GapBegin <= E.Offset && AllBlank(GapBegin, E.Offset)) {
-        Out.back().Length = E.Offset + E.Length - Out.back().Offset;
-        continue;
-      }
-    }
-    Out.push_back(E);
-  }
-  for (TextEdit &E : Out) {
-    if (!E.Text.empty() || !E.Length)
-      continue;
-    unsigned B = E.Offset, End = E.Offset + E.Length;
-    while (B > 0 && BlankAt(B - 1))
-      --B;
-    unsigned F = End;
-    while (F < Code.size() && BlankAt(F))
-      ++F;
-    bool LineStart = B == 0 || LineEndAt(B - 1);
-    bool LineEnd = F == Code.size() || LineEndAt(F);
-    if (LineStart && LineEnd && !(E.Offset == B && End > 0 && LineEndAt(End - 1))) {
-      E.Offset = B;
-      E.Length = (F < Code.size() ? F + 1 : F) - B;
-    }
-  }
-  // Whole lines go with the line end before them rather than after: the same
-  // text, but the next line's indentation is not at the edge of an edit
-  // (clang-tidy's cleanup re-indents text next to a replacement).
-  for (TextEdit &E : Out)
-    if (E.Text.empty() && E.Length && E.Offset > 0 && LineEndAt(E.Offset - 1) &&
-        LineEndAt(E.Offset + E.Length - 1))
-      --E.Offset;
-  llvm::sort(Out);
-  return Out;
-}
-
 std::vector<TextEdit> finalUnitEdits(const RunResult &R, size_t Unit) {
   std::map<std::string, std::vector<TextEdit>> ByFile;
   for (const TextEdit &E : R.ThePlan.Units[Unit].Edits)
@@ -364,6 +307,23 @@ void printMessage(llvm::raw_ostream &OS, const Message &M) {
     Loc(N.Where.valid() ? N.Where : M.Where);
     OS << "note: " << N.Message << "\n";
   }
+}
+
+std::vector<Message> hiddenDescriptorMessages(const RunResult &R) {
+  std::vector<Message> Out;
+  for (const TUStatus &TU : R.TUs) {
+    if (TU.Failed)
+      continue; // its errors are listed with the failure
+    for (const CompilerError &E : TU.MayHide)
+      Out.push_back({DiagID::ParseError,
+                     "this compiler error may hide descriptors: it is outside any function "
+                     "body or in a statement that names a descriptor type, so a kernel, a "
+                     "parameter or a declaration may be missing from the analysis of '" +
+                         TU.File + "' (fix it, or give the flags of the build)",
+                     E.Where,
+                     {{"compiler error: " + E.Message, E.Where}}});
+  }
+  return Out;
 }
 
 void Summary::add(const RunResult &R) {

@@ -12,6 +12,8 @@
 #include "clang/Lex/PreprocessorOptions.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <map>
+
 namespace tma {
 
 /// Include directories the driver adds by itself (clang's resource headers,
@@ -108,6 +110,31 @@ static std::optional<PassFacts> parseOtherSide(clang::ASTContext &Ctx,
   return std::move(R.Facts);
 }
 
+/// Each edit unit's fix goes on the warning of its first descriptor only:
+/// the same edits on two warnings overlap, and clang-tidy then applies
+/// neither. The unit's other descriptors get a note pointing there, and the
+/// first warning a note naming each of them.
+static void attachUnitFixes(const RunResult &R, std::vector<SingleSideFinding> &Findings) {
+  std::map<size_t, size_t> FirstOfUnit; // unit -> finding that carries its fix
+  for (size_t I = 0; I < Findings.size(); ++I) {
+    const ParamDecision &D = R.ThePlan.Params[I];
+    SingleSideFinding &F = Findings[I];
+    if (!D.Rewrite || !F.NoFixReason.empty())
+      continue;
+    auto [First, New] = FirstOfUnit.emplace(D.Unit, I);
+    if (New) {
+      F.Fix = finalUnitEdits(R, D.Unit);
+      continue;
+    }
+    const ParamDecision &Carrier = R.ThePlan.Params[First->second];
+    F.Msg.Notes.push_back({"the fix of descriptor '" + Carrier.ParamName +
+                               "' rewrites this one too: their edits are applied together",
+                           Carrier.Where});
+    Findings[First->second].Msg.Notes.push_back(
+        {"this fix also rewrites descriptor '" + D.ParamName + "'", D.Where});
+  }
+}
+
 std::vector<SingleSideFinding> analyzeSingleSide(clang::ASTContext &Ctx,
                                                  const clang::Preprocessor *PP,
                                                  const SingleSideOptions &Opts) {
@@ -162,11 +189,10 @@ std::vector<SingleSideFinding> analyzeSingleSide(clang::ASTContext &Ctx,
       else if (!Opts.RemoveAcquireFences && U.FencesRemoved)
         F.NoFixReason = "the rewrite removes acquire fences (" + std::to_string(U.FencesRemoved) +
                         " here) and RemoveAcquireFences is off";
-      if (F.NoFixReason.empty())
-        F.Fix = finalUnitEdits(R, D.Unit);
     }
     Out.push_back(std::move(F));
   }
+  attachUnitFixes(R, Out);
   return Out;
 }
 

@@ -34,6 +34,8 @@ config.substitutions.append(
     ("%cuda-args",
      "-x cuda --cuda-gpu-arch=sm_90a --cuda-path=/usr/local/cuda -Wno-unknown-cuda-version"
      " -isystem /usr/local/cuda/include/cccl -std=c++17"))
+# The project itself (for tests that configure it).
+config.substitutions.append(("%{source-root}", config.source_root))
 config.substitutions.append(("%inputs", os.path.join(os.path.dirname(__file__), "Inputs")))
 
 if os.path.exists(config.nvcc):

@@ -38,6 +38,30 @@ TEST(Output, TidyDeletionsKeepsOtherCodeOnTheLine) {
   EXPECT_EQ(*R, "x; y;\n");
 }
 
+/// \p Code with the statements spelled \p Removed deleted (tidied).
+static std::string removing(const std::string &Code, std::vector<std::string> Removed) {
+  std::vector<TextEdit> Edits;
+  for (const std::string &R : Removed)
+    Edits.push_back(edit(Code.find(R), R.size(), ""));
+  auto Out = applyEdits(Code, "f.cu", tidyDeletions(Code, Edits));
+  return Out ? *Out : "<" + llvm::toString(Out.takeError()) + ">";
+}
+
+TEST(Output, TidyDeletionsTakesTheCommentOfRemovedStatements) {
+  EXPECT_EQ(removing("a;\n  // copy it\n  f(d);\n  g(d);\n\nb;\n", {"f(d);", "g(d);"}),
+            "a;\n\nb;\n");
+  // Up to a closing brace, and a /* */ block over several lines.
+  EXPECT_EQ(removing("{\n  /* the\n     fence */\n  // two\n  f(d);\n}\n", {"f(d);"}), "{\n}\n");
+  // The comment's group holds a statement that stays.
+  EXPECT_EQ(removing("  // copy it\n  f(d);\n  k(h);\n", {"f(d);"}), "  // copy it\n  k(h);\n");
+  // A blank line between the comment and the statements.
+  EXPECT_EQ(removing("  // copy it\n\n  f(d);\n", {"f(d);"}), "  // copy it\n\n");
+  // Code before the comment on its line: not a comment line.
+  EXPECT_EQ(removing("x; // note\n  f(d);\n", {"f(d);"}), "x; // note\n");
+  // A comment above a removed comment goes too (taken bottom-up).
+  EXPECT_EQ(removing("a;\n// one\nf(d);\n// two\ng(d);\n}\n", {"f(d);", "g(d);"}), "a;\n}\n");
+}
+
 TEST(Output, UnifiedDiffHunks) {
   std::string Old = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n";
   std::string D = unifiedDiff("f.cu", Old, {edit(2, 2, "two\n"), edit(21, 3, "")});

@@ -4,6 +4,7 @@
 #include "tma/CompileDatabase.h"
 #include "tma/ProgramScope.h"
 #include "tma/Engine.h"
+#include "tma/Format.h"
 #include "tma/Report.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
@@ -12,10 +13,12 @@
 
 #include "clang/Basic/Version.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +52,12 @@ OPTIONS:
                           no file spells a descriptor type
   --strict                refuse a whole translation unit on any clang error
                           (default: refuse only descriptors whose code holds one)
+  --format-style=<style>  clang-format the code around the edits: none
+                          (default), file (the .clang-format above each file),
+                          llvm, google, chromium, mozilla, webkit, gnu,
+                          microsoft, or '{key: value, ...}' (as clang-tidy)
+  --quiet                 no progress lines and no per-descriptor warnings
+                          (errors and the summary stay)
   --recover               only finish (or undo) the writes of a run that was
                           interrupted, from the journal in --in-root; no
                           source is needed
@@ -118,30 +127,67 @@ static int printRecovery(const Recovery &Rec, llvm::StringRef Root) {
   return 0;
 }
 
-int main(int argc, char **argv) {
+/// Everything the command line says.
+struct CliOptions {
   std::vector<std::string> Sources;
-  EngineOptions Opts;
-  std::string DatabaseDir, JobsArg;
+  EngineOptions Engine;
+  std::string DatabaseDir, JobsArg, ExportFixes, CudaPathArg, InRoot = ".", ReportFile;
   unsigned Jobs = 1;
   bool NoDatabaseSearch = false, ArchGiven = false;
-  std::string ExportFixes, CudaPathArg, InRoot = ".", ReportFile;
-  bool DryRun = false, Check = false, RecoverOnly = false;
-  bool SawDashDash = false;
+  bool DryRun = false, Check = false, RecoverOnly = false, Quiet = false;
+  bool writes() const { return !DryRun && !Check && ExportFixes.empty(); }
+};
+
+/// Options that take no value; false when \p A is none of them.
+static bool parseFlag(llvm::StringRef A, CliOptions &O) {
+  bool *Flag = llvm::StringSwitch<bool *>(A)
+                   .Case("--dry-run", &O.DryRun)
+                   .Case("--check", &O.Check)
+                   .Case("--no-database", &O.NoDatabaseSearch)
+                   .Case("--strict", &O.Engine.Strict)
+                   .Case("--recover", &O.RecoverOnly)
+                   .Case("--quiet", &O.Quiet)
+                   .Default(nullptr);
+  if (Flag) {
+    *Flag = true;
+    return true;
+  }
+  bool *Off = llvm::StringSwitch<bool *>(A)
+                  .Case("--no-prefilter", &O.Engine.Prefilter)
+                  .Case("--no-verify", &O.Engine.Verify)
+                  .Default(nullptr);
+  if (Off)
+    *Off = false;
+  return Off != nullptr;
+}
+
+/// `--name=value` options; false when \p A is none of them.
+static bool parseValue(llvm::StringRef A, CliOptions &O) {
+  const std::pair<llvm::StringRef, std::string *> Named[] = {
+      {"--export-fixes=", &O.ExportFixes},
+      {"--cuda-path=", &O.CudaPathArg},
+      {"--cuda-gpu-arch=", &O.Engine.Compile.GpuArch},
+      {"--in-root=", &O.InRoot},
+      {"-p=", &O.DatabaseDir},
+      {"--report=", &O.ReportFile},
+      {"--format-style=", &O.Engine.FormatStyle}};
+  for (const auto &[Name, Out] : Named)
+    if (A.starts_with(Name)) {
+      *Out = A.drop_front(Name.size()).str();
+      O.ArchGiven |= Name == "--cuda-gpu-arch=";
+      return true;
+    }
+  return false;
+}
+
+/// Fills \p O from the arguments; a value when the program is to stop with
+/// that exit status (help, version, a usage error).
+static std::optional<int> parseArguments(int argc, char **argv, CliOptions &O) {
   for (int I = 1; I < argc; ++I) {
     llvm::StringRef A(argv[I]);
-    if (SawDashDash) {
-      Opts.Compile.ExtraArgs.push_back(A.str());
-      continue;
-    }
-    auto Value = [&](llvm::StringRef Name, std::string &Out) {
-      if (A.consume_front(Name)) {
-        Out = A.str();
-        return true;
-      }
-      return false;
-    };
     if (A == "--") {
-      SawDashDash = true;
+      for (++I; I < argc; ++I)
+        O.Engine.Compile.ExtraArgs.push_back(argv[I]);
     } else if (A == "--help" || A == "-h") {
       llvm::outs() << Usage;
       return 0;
@@ -149,125 +195,111 @@ int main(int argc, char **argv) {
       llvm::outs() << "tma-modernize 0.1 (built with Clang " << CLANG_VERSION_MAJOR_STRING
                    << ")\n";
       return 0;
-    } else if (A == "--dry-run") {
-      DryRun = true;
-    } else if (A == "--check") {
-      Check = true;
     } else if (A == "-p" || A == "-j") {
       if (I + 1 >= argc)
         return usageError("option '" + A.str() + "' needs a value");
-      (A == "-p" ? DatabaseDir : JobsArg) = argv[++I];
+      (A == "-p" ? O.DatabaseDir : O.JobsArg) = argv[++I];
     } else if (A.starts_with("-j") && A.size() > 2) {
-      JobsArg = A.drop_front(2).str();
-    } else if (A == "--no-database") {
-      NoDatabaseSearch = true;
-    } else if (A == "--strict") {
-      Opts.Strict = true;
-    } else if (A == "--recover") {
-      RecoverOnly = true;
-    } else if (A == "--no-prefilter") {
-      Opts.Prefilter = false;
-    } else if (A == "--no-verify") {
-      Opts.Verify = false;
-    } else if (Value("--export-fixes=", ExportFixes) || Value("--cuda-path=", CudaPathArg) ||
-               Value("--cuda-gpu-arch=", Opts.Compile.GpuArch) || Value("--in-root=", InRoot) ||
-               Value("-p=", DatabaseDir) || Value("--report=", ReportFile)) {
-      ArchGiven |= llvm::StringRef(argv[I]).starts_with("--cuda-gpu-arch=");
-      if (A.empty())
-        return usageError("option '" + std::string(argv[I]) + "' needs a value");
+      O.JobsArg = A.drop_front(2).str();
+    } else if (parseFlag(A, O)) {
+    } else if (parseValue(A, O)) {
+      if (A.find('=') + 1 == A.size()) // the value is empty
+        return usageError("option '" + A.str() + "' needs a value");
     } else if (A.starts_with("-")) {
       return usageError("unknown option '" + A.str() + "'");
     } else {
-      Sources.push_back(A.str());
+      O.Sources.push_back(A.str());
     }
   }
-  if (Sources.empty() && !RecoverOnly)
+  if (O.Sources.empty() && !O.RecoverOnly)
     return usageError("no source files given");
-  if (!JobsArg.empty() && (llvm::StringRef(JobsArg).getAsInteger(10, Jobs) || Jobs == 0))
-    return usageError("-j needs a positive number, not '" + JobsArg + "'");
+  if (!O.JobsArg.empty() &&
+      (llvm::StringRef(O.JobsArg).getAsInteger(10, O.Jobs) || O.Jobs == 0))
+    return usageError("-j needs a positive number, not '" + O.JobsArg + "'");
+  if (!O.Sources.empty())
+    if (llvm::Error E = checkFormatStyle(O.Engine.FormatStyle, normalizePath(O.Sources.front())))
+      return usageError("--format-style='" + O.Engine.FormatStyle +
+                        "' cannot be used: " + llvm::toString(std::move(E)));
+  O.Engine.InRoot = normalizePath(O.InRoot);
+  return std::nullopt;
+}
 
-  Opts.InRoot = normalizePath(InRoot);
-  bool Writes = !DryRun && !Check && ExportFixes.empty();
-
-  auto Waiting = [&] {
-    llvm::errs() << "tma-modernize: note: waiting for another tma-modernize run in '"
-                 << Opts.InRoot << "' to finish writing\n";
-  };
-  Recovery Rec = recoverInterruptedRun(Opts.InRoot, /*Apply=*/Writes || RecoverOnly, Waiting);
-  if (int Status = printRecovery(Rec, Opts.InRoot))
-    return Status;
-  if (RecoverOnly)
-    return 0;
-
-  CudaInstallation Cuda = findCuda(CudaPathArg);
+/// The toolkit, its version and what follows from it; false: no toolkit.
+static bool setUpCuda(CliOptions &O) {
+  CudaInstallation Cuda = findCuda(O.CudaPathArg);
   if (Cuda.Path.empty()) {
     llvm::errs() << "tma-modernize: error: " << Cuda.Error << "\n";
-    return 2;
+    return false;
   }
-  Opts.Compile.CudaPath = Cuda.Path;
-  Opts.Compile.CudaVersion = Cuda.Version;
+  O.Engine.Compile.CudaPath = Cuda.Path;
+  O.Engine.Compile.CudaVersion = Cuda.Version;
   if (Cuda.Version && Cuda.Version < 12010)
-    Opts.Analysis.ParamSpaceLimit = 4096;
+    O.Engine.Analysis.ParamSpaceLimit = 4096;
+  return true;
+}
 
-  // Each source with its own flags: from the compile database when there is
-  // one (its commands are parsed, never run), else the defaults.
-  std::vector<TUInput> Inputs;
+/// One source with its flags: the database's command (parsed, never run)
+/// when it has one, the defaults otherwise; flags after '--' come last.
+static TUInput inputFor(const std::string &Src, const CliOptions &O, const CompileDatabase &DB) {
+  TUInput In;
+  In.File = Src;
+  In.Compile = O.Engine.Compile;
+  if (!DB.Commands)
+    return In;
+  std::vector<clang::tooling::CompileCommand> Cmds =
+      DB.Commands->getCompileCommands(normalizePath(Src));
+  std::string Note = missingEntryNote(DB, Cmds);
+  if (!Note.empty())
+    In.Notes.push_back(Note);
+  if (Cmds.empty())
+    return In;
+  TranslatedCommand T = translateCommand(Cmds.front().CommandLine, Src, Cmds.front().Directory);
+  // Before the run, so before this source's messages.
+  if (!T.ResponseFileProblem.empty())
+    llvm::errs() << normalizePath(Src) << ": warning: compile database: "
+                 << T.ResponseFileProblem << "\n";
+  In.Compile.ExtraArgs = T.Args;
+  llvm::append_range(In.Compile.ExtraArgs, O.Engine.Compile.ExtraArgs);
+  if (!T.GpuArch.empty() && !O.ArchGiven)
+    In.Compile.GpuArch = T.GpuArch;
+  In.Compile.NvccMacros = T.FromNvcc;
+  return In;
+}
+
+/// Every source with its own flags; false: the database given cannot be used.
+static bool collectInputs(CliOptions &O, std::vector<TUInput> &Inputs) {
   CompileDatabase DB;
-  if (!DatabaseDir.empty() || !NoDatabaseSearch) {
-    DB = loadCompileDatabase(DatabaseDir, Sources.front());
-    if (!DB.Error.empty() && !DatabaseDir.empty()) {
+  if (!O.DatabaseDir.empty() || !O.NoDatabaseSearch) {
+    DB = loadCompileDatabase(O.DatabaseDir, O.Sources.front());
+    if (!DB.Error.empty() && !O.DatabaseDir.empty()) {
       llvm::errs() << "tma-modernize: error: " << DB.Error << "\n";
-      return 2;
+      return false;
     }
     // Found by the search, a broken database is not used, but said: the
     // sources are then analysed with other flags than the build's.
     if (!DB.Error.empty())
       llvm::errs() << "tma-modernize: warning: " << DB.Error << "; using the default flags\n";
-    Opts.BuildTree = buildTreeOf(DB, Opts.InRoot);
+    O.Engine.BuildTree = buildTreeOf(DB, O.Engine.InRoot);
   }
-  Opts.Analysis.Scope = programScopeOf(DB, Sources, Opts.Analysis.UnitsNotInRun);
-  for (const std::string &Src : Sources) {
-    TUInput In;
-    In.File = Src;
-    In.Compile = Opts.Compile;
-    std::vector<clang::tooling::CompileCommand> Cmds;
-    if (DB.Commands)
-      Cmds = DB.Commands->getCompileCommands(normalizePath(Src));
-    if (DB.Commands) {
-      std::string Note = missingEntryNote(DB, Cmds);
-      if (!Note.empty())
-        In.Notes.push_back(Note);
-    }
-    if (!Cmds.empty()) {
-      TranslatedCommand T =
-          translateCommand(Cmds.front().CommandLine, Src, Cmds.front().Directory);
-      // Before the run, so before this source's messages.
-      if (!T.ResponseFileProblem.empty())
-        llvm::errs() << normalizePath(Src) << ": warning: compile database: "
-                     << T.ResponseFileProblem << "\n";
-      // Flags after '--' come last and win.
-      In.Compile.ExtraArgs = T.Args;
-      llvm::append_range(In.Compile.ExtraArgs, Opts.Compile.ExtraArgs);
-      if (!T.GpuArch.empty() && !ArchGiven)
-        In.Compile.GpuArch = T.GpuArch;
-      In.Compile.NvccMacros = T.FromNvcc;
-    }
-    Inputs.push_back(std::move(In));
-  }
+  O.Engine.Analysis.Scope = programScopeOf(DB, O.Sources, O.Engine.Analysis.UnitsNotInRun);
+  for (const std::string &Src : O.Sources)
+    Inputs.push_back(inputFor(Src, O, DB));
+  return true;
+}
 
-  int Exit = 0;
-  RunResult R = processRun(Inputs, Opts, Jobs);
-  // Written before anything is printed, so that messages and the summary
-  // tell what is on disk: a unit that could not be written is refused.
-  if (Writes) {
-    CommitResult C = commitEdits(R, Opts.InRoot, Waiting);
-    for (const std::string &E : C.Errors)
-      llvm::errs() << "tma-modernize: error: " << E << "\n";
-    for (const std::string &W : C.Warnings)
-      llvm::errs() << "tma-modernize: warning: " << W << "\n";
-    if (!C.Errors.empty())
-      Exit = 2;
-  }
+/// The write phase's errors and warnings; false when a file could not be
+/// written.
+static bool printCommit(const CommitResult &C) {
+  for (const std::string &E : C.Errors)
+    llvm::errs() << "tma-modernize: error: " << E << "\n";
+  for (const std::string &W : C.Warnings)
+    llvm::errs() << "tma-modernize: warning: " << W << "\n";
+  return C.Errors.empty();
+}
+
+/// Per-TU notes, failures and error counts; false when a TU failed.
+static bool printTUs(const RunResult &R) {
+  bool AllRan = true;
   for (const TUStatus &TU : R.TUs) {
     for (const std::string &N : TU.Notes)
       llvm::errs() << TU.File << ": note: " << N << "\n";
@@ -278,7 +310,7 @@ int main(int argc, char **argv) {
           llvm::errs() << E.Where.File << ":" << E.Where.Line << ":" << E.Where.Column << ": ";
         llvm::errs() << "note: compiler error: " << E.Message << "\n";
       }
-      Exit = 2;
+      AllRan = false;
     } else if (!TU.Errors.empty()) {
       llvm::errs() << TU.File << ": warning: clang reports " << TU.Errors.size() << " error"
                    << (TU.Errors.size() == 1 ? "" : "s")
@@ -286,46 +318,105 @@ int main(int argc, char **argv) {
                       "rewritten, the rest is (--strict refuses the whole file) [tma-201]\n";
     }
   }
-  for (const Message &M : messagesFor(R, Writes)) {
+  return AllRan;
+}
+
+/// One message per descriptor (warnings left out with --quiet); false when
+/// any is an error.
+static bool printMessages(const RunResult &R, bool Applied, bool Quiet) {
+  bool NoError = true;
+  // Errors that may hide descriptors first: they qualify everything after.
+  for (const Message &M : hiddenDescriptorMessages(R)) {
     printMessage(llvm::errs(), M);
-    if (info(M.ID).Level == Severity::Error) // tma-201, tma-202
-      Exit = 2;
+    NoError = false;
   }
-  if (R.RefusedForErrors)
-    Exit = 2;
+  for (const Message &M : messagesFor(R, Applied)) {
+    bool IsError = info(M.ID).Level == Severity::Error; // tma-201, tma-202
+    if (IsError || !Quiet)
+      printMessage(llvm::errs(), M);
+    NoError &= !IsError;
+  }
+  for (const std::string &F : R.FormatErrors)
+    llvm::errs() << "tma-modernize: warning: " << F << "\n";
+  return NoError;
+}
+
+/// A fix or report file; false when it cannot be written (an error, not a stop).
+static bool writeSideFile(const std::string &Path, const std::string &Text) {
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_Text);
+  if (EC) {
+    llvm::errs() << "tma-modernize: error: cannot write '" << Path << "': " << EC.message()
+                 << "\n";
+    return false;
+  }
+  OS << Text;
+  return true;
+}
+
+/// Diffs, the fix file and the report; false when a file cannot be written.
+static bool printOutputs(RunResult &R, const CliOptions &O, const Summary &Sum) {
+  if (O.DryRun || O.Check)
+    for (auto &[File, List] : R.Edits) {
+      llvm::sort(List);
+      llvm::outs() << unifiedDiff(File, R.Original[File], List);
+    }
+  bool Written = true;
+  if (!O.ExportFixes.empty())
+    Written &= writeSideFile(O.ExportFixes,
+                             exportFixesYaml(normalizePath(O.Sources.front()), R.Edits));
+  if (!O.ReportFile.empty())
+    Written &= writeSideFile(O.ReportFile, llvm::StringRef(O.ReportFile).ends_with(".sarif")
+                                               ? sarifReport(R, O.writes())
+                                               : jsonReport(R, Sum, O.writes()));
+  return Written;
+}
+
+/// `[k/N] file` as each source is taken up, over several sources.
+static void showProgress(CliOptions &O) {
+  if (O.Quiet || O.Sources.size() < 2)
+    return;
+  O.Engine.Progress = [](unsigned K, unsigned N, const std::string &File) {
+    llvm::errs() << "[" << K << "/" << N << "] " << File << "\n";
+  };
+}
+
+int main(int argc, char **argv) {
+  CliOptions O;
+  if (std::optional<int> Stop = parseArguments(argc, argv, O))
+    return *Stop;
+  auto Waiting = [&] {
+    llvm::errs() << "tma-modernize: note: waiting for another tma-modernize run in '"
+                 << O.Engine.InRoot << "' to finish writing\n";
+  };
+  Recovery Rec =
+      recoverInterruptedRun(O.Engine.InRoot, /*Apply=*/O.writes() || O.RecoverOnly, Waiting);
+  if (int Status = printRecovery(Rec, O.Engine.InRoot))
+    return Status;
+  if (O.RecoverOnly)
+    return 0;
+  std::vector<TUInput> Inputs;
+  if (!setUpCuda(O) || !collectInputs(O, Inputs))
+    return 2;
+  showProgress(O);
+
+  RunResult R = processRun(Inputs, O.Engine, O.Jobs);
+  bool Ok = true;
+  // Written before anything is printed, so that messages and the summary
+  // tell what is on disk: a unit that could not be written is refused.
+  if (O.writes())
+    Ok &= printCommit(commitEdits(R, O.Engine.InRoot, Waiting));
+  Ok &= printTUs(R);
+  Ok &= printMessages(R, O.writes(), O.Quiet);
+  Ok &= !R.RefusedForErrors;
   Summary Sum;
   Sum.add(R);
-  std::map<std::string, std::vector<TextEdit>> &AllEdits = R.Edits;
-  std::map<std::string, std::string> &Originals = R.Original;
-
-  if (DryRun || Check)
-    for (auto &[File, List] : AllEdits) {
-      llvm::sort(List);
-      llvm::outs() << unifiedDiff(File, Originals[File], List);
-    }
-  // Fix and report files: a failure to write one is an error, not a stop.
-  auto WriteSideFile = [&](const std::string &Path, const std::string &Text) {
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_Text);
-    if (EC) {
-      llvm::errs() << "tma-modernize: error: cannot write '" << Path << "': " << EC.message()
-                   << "\n";
-      Exit = 2;
-      return;
-    }
-    OS << Text;
-  };
-  if (!ExportFixes.empty())
-    WriteSideFile(ExportFixes, exportFixesYaml(normalizePath(Sources.front()), AllEdits));
-  if (!ReportFile.empty())
-    WriteSideFile(ReportFile, llvm::StringRef(ReportFile).ends_with(".sarif")
-                                  ? sarifReport(R, Writes)
-                                  : jsonReport(R, Sum, Writes));
+  Ok &= printOutputs(R, O, Sum);
   printSummary(llvm::errs(), Sum,
-               Writes ? "rewritten" : (Check ? "to rewrite" : "would be rewritten"));
+               O.writes() ? "rewritten" : (O.Check ? "to rewrite" : "would be rewritten"));
   if (Sum.TUs > 1)
     printSummaryTable(llvm::errs(), Sum);
-  if (Exit == 0 && Check && !AllEdits.empty())
-    Exit = 1;
-  return Exit;
+  if (!Ok)
+    return 2;
+  return O.Check && !R.Edits.empty() ? 1 : 0;
 }

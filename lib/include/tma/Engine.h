@@ -6,6 +6,7 @@
 #include "tma/PassAnalysis.h"
 #include "tma/Planner.h"
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -25,6 +26,12 @@ struct EngineOptions {
   std::string BuildTree;
   /// Skip the analysis of TUs that cannot involve a descriptor (Prefilter.h).
   bool Prefilter = true;
+  /// clang-format style for the code around the edits (Format.h); empty or
+  /// "none": the edits as they are.
+  std::string FormatStyle;
+  /// Called as each TU is taken up (\p K of \p N, from 1), one call at a
+  /// time whatever -j.
+  std::function<void(unsigned K, unsigned N, const std::string &File)> Progress;
 };
 
 /// One translation unit of a run: how it went.
@@ -37,6 +44,9 @@ struct TUStatus {
   bool Failed = false;
   std::string FailMessage;
   std::vector<CompilerError> Errors; // the original's errors, both sides
+  /// Those of them that may hide a descriptor (markContainedErrors): the run
+  /// cannot tell that it saw every descriptor of this TU.
+  std::vector<CompilerError> MayHide;
   std::vector<std::string> Deps;     // files it reads (to re-verify only those)
   /// Other paths through which it reads a file (a symbolic link to a
   /// directory, `..`): the verification overlay must answer those too.
@@ -58,6 +68,8 @@ struct RunResult {
   std::map<std::string, std::string> Original;        // contents of edited files
   unsigned RefusedForErrors = 0; // descriptors refused for a compiler error in their code
   unsigned VerifyParses = 0;
+  std::string FormatStyle;               // EngineOptions::FormatStyle
+  std::vector<std::string> FormatErrors; // files whose edits could not be formatted
 };
 
 struct TUInput {
@@ -80,6 +92,7 @@ void collectAcceptedEdits(RunResult &R);
 struct PassRun {
   bool Ran = false; // false: the compiler could not even start
   std::vector<CompilerError> Errors;
+  std::vector<CompilerError> MayHide; // see TUStatus::MayHide
   PassFacts Facts;
   std::vector<std::string> Deps;
   std::map<std::string, std::set<std::string>> Aliases; // real path -> opened as

@@ -23,7 +23,15 @@ namespace tma {
 /// type mentions CUtensorMap, no kernel, buffer or host descriptor named in
 /// \p Facts, and no user macro whose body names one. Such an error cannot
 /// hide a use, a launch or a copy of a descriptor.
-void markContainedErrors(clang::ASTContext &Ctx, clang::Preprocessor &PP,
-                         const PassFacts &Facts, std::vector<CompilerError> &Errors);
+///
+/// Returns the errors that may hide a descriptor altogether: in the user's
+/// files (not in a system header), outside every function body (a kernel
+/// whose parameter list does not parse is dropped from the AST), or in a
+/// statement that names a descriptor type (CUtensorMap, or a user typedef,
+/// alias or record of one); these are never contained. No decision can be
+/// trusted to have seen every descriptor of such a file.
+std::vector<CompilerError> markContainedErrors(clang::ASTContext &Ctx, clang::Preprocessor &PP,
+                                               const PassFacts &Facts,
+                                               std::vector<CompilerError> &Errors);
 
 } // namespace tma

@@ -55,6 +55,10 @@ struct Message {
 std::vector<Message> messagesFor(const RunResult &R, bool Applied);
 void printMessage(llvm::raw_ostream &OS, const Message &M);
 
+/// One tma-201 error per compiler error that may hide a descriptor
+/// (TUStatus::MayHide) in a TU that was analysed, at the error's line.
+std::vector<Message> hiddenDescriptorMessages(const RunResult &R);
+
 struct Summary {
   unsigned TUs = 0, TUsFailed = 0, TUsSkipped = 0;
   unsigned KernelsRewritten = 0, KernelsRefused = 0; // a kernel counts as rewritten when any descriptor is

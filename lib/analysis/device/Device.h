@@ -28,6 +28,29 @@ public:
 private:
   void walkRef(const clang::DeclRefExpr *R, const clang::FunctionDecl *Fn, unsigned Depth,
                bool IsKernelParam, bool Editable, ValueMode M, UseSink &Sink);
+  std::optional<ValueMode> followImplicitCast(const clang::ImplicitCastExpr *IC,
+                                             const std::string &Name, ValueMode M,
+                                             UseSink &Sink);
+  std::optional<ValueMode> followExplicitCast(const clang::ExplicitCastExpr *EC,
+                                             const std::string &Name, ValueMode M,
+                                             UseSink &Sink);
+  /// `*p`, `p[0]`, `p->`: the edit, then the descriptor's lvalue is walked.
+  /// False when \p P is none of them.
+  bool walkDereference(const clang::Stmt *P, const clang::Expr *E,
+                       const clang::FunctionDecl *Fn, unsigned Depth,
+                       const clang::DeclRefExpr *Direct, const std::string &Name,
+                       UseSink &Sink);
+  void walkSubscript(const clang::ArraySubscriptExpr *AS, const clang::FunctionDecl *Fn,
+                     unsigned Depth, const clang::DeclRefExpr *Direct, const std::string &Name,
+                     UseSink &Sink);
+  /// Replaces the token at \p Tok, or blocks when a macro spells it.
+  void dropToken(clang::SourceLocation Tok, llvm::StringRef Replacement,
+                 const std::string &What, clang::SourceLocation Where, UseSink &Sink);
+  void walkValueUse(const clang::Stmt *P, const clang::Expr *E, const clang::FunctionDecl *Fn,
+                    unsigned Depth, const clang::DeclRefExpr *Direct, ValueMode M,
+                    const std::string &Name, UseSink &Sink);
+  void walkHelper(const clang::CallExpr *CE, const clang::FunctionDecl *Def, unsigned I,
+                  ValueMode M, unsigned Depth, UseSink &Sink);
   void walkLValue(const clang::Expr *E, const clang::FunctionDecl *Fn, unsigned Depth,
                   UseSink &Sink);
   void handleCallArg(const clang::CallExpr *CE, const clang::Expr *Arg,

@@ -86,6 +86,8 @@ void UseWalker::walkRef(const DeclRefExpr *R, const FunctionDecl *Fn,
         R->getBeginLoc());
 }
 
+// Follows the value of a descriptor pointer (or of the integer made from
+// it) up through its parents until a use decides it.
 void UseWalker::walkValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
                              const DeclRefExpr *Direct, ValueMode M, UseSink &Sink) {
   std::string Name = Direct ? Direct->getDecl()->getNameAsString() : "descriptor pointer";
@@ -101,160 +103,177 @@ void UseWalker::walkValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
       continue;
     }
     if (const auto *IC = dyn_cast<ImplicitCastExpr>(P)) {
-      CastKind K = IC->getCastKind();
-      if (M == ValueMode::Pointer) {
-        if (K == CK_NoOp || K == CK_BitCast || K == CK_LValueToRValue) {
-          if (isPointerToNonConst(IC->getType()) &&
-                   !isDescriptorPointer(IC->getType())) {
-            block(Sink, DiagID::DeviceWrite,
-                  "'" + Name + "' is converted to '" + IC->getType().getAsString() +
-                      "', a pointer to non-const",
-                  IC->getBeginLoc());
-            return;
-          }
-          E = IC;
-          continue;
-        }
-        if (K == CK_PointerToIntegral) {
-          M = ValueMode::Integer;
-          E = IC;
-          continue;
-        }
-        block(Sink, DiagID::Escapes,
-              "'" + Name + "' is converted (" + IC->getCastKindName() +
-                  "); the result cannot be followed",
-              IC->getBeginLoc());
+      std::optional<ValueMode> Next = followImplicitCast(IC, Name, M, Sink);
+      if (!Next)
         return;
-      }
-      if (K == CK_IntegralCast || K == CK_NoOp || K == CK_LValueToRValue) {
-        E = IC;
-        continue;
-      }
-      block(Sink, DiagID::Escapes,
-            "the address held in '" + Name + "' is converted (" +
-                IC->getCastKindName() + ")",
-            IC->getBeginLoc());
-      return;
+      M = *Next;
+      E = IC;
+      continue;
     }
     if (const auto *EC = dyn_cast<ExplicitCastExpr>(P)) {
-      QualType T = EC->getType();
-      if (T->isIntegerType()) {
-        M = ValueMode::Integer;
-        E = EC;
-        continue;
-      }
-      if (T->isPointerType() && M == ValueMode::Pointer) {
-        if (isPointerToNonConst(T) && !isa<CStyleCastExpr>(EC)) {
-          block(Sink, DiagID::DeviceWrite,
-                "'" + Name + "' is cast to '" + T.getAsString() +
-                    "', a pointer to non-const",
-                EC->getBeginLoc());
-          return;
-        }
-        E = EC;
-        continue;
-      }
-      block(Sink, DiagID::Escapes,
-            "'" + Name + "' is cast to '" + T.getAsString() + "'", EC->getBeginLoc());
-      return;
-    }
-    if (M == ValueMode::Pointer) {
-      if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
-        if (UO->getOpcode() == UO_Deref) {
-          if (Direct) {
-            if (std::optional<CharSourceRange> R = ST.fileRange(UO->getOperatorLoc()))
-              Sink.Edits.push_back(ST.replace(*R, ""));
-            else
-              block(Sink, DiagID::InMacro, "'*" + Name + "' is spelled inside a macro",
-                    UO->getBeginLoc());
-          }
-          walkLValue(UO, Fn, Depth, Sink);
-          return;
-        }
-      }
-      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(P)) {
-        if (AS->getBase()->IgnoreParenImpCasts() == E->IgnoreParenImpCasts() ||
-            AS->getBase() == E) {
-          Expr::EvalResult Idx;
-          if (AS->getIdx()->EvaluateAsInt(Idx, Ctx) && Idx.Val.getInt() == 0) {
-            if (Direct) {
-              std::optional<CharSourceRange> Base = ST.fileRange(AS->getBase()->getSourceRange());
-              std::optional<CharSourceRange> All = ST.fileRange(AS->getSourceRange());
-              if (Base && All)
-                Sink.Edits.push_back(ST.replace(
-                    CharSourceRange::getCharRange(Base->getEnd(), All->getEnd()), ""));
-              else
-                block(Sink, DiagID::InMacro, "'" + Name + "[0]' is spelled inside a macro",
-                      AS->getBeginLoc());
-            }
-            walkLValue(AS, Fn, Depth, Sink);
-            return;
-          }
-          block(Sink, DiagID::RuntimeIndex,
-                "'" + Name + "' is indexed with '" + spelled(AS->getIdx()) +
-                    "', not the constant 0",
-                AS->getBeginLoc());
-          return;
-        }
-      }
-      if (const auto *ME = dyn_cast<MemberExpr>(P)) {
-        if (ME->isArrow()) {
-          if (Direct) {
-            if (std::optional<CharSourceRange> R = ST.fileRange(ME->getOperatorLoc()))
-              Sink.Edits.push_back(ST.replace(*R, "."));
-            else
-              block(Sink, DiagID::InMacro, "'" + Name + "->' is spelled inside a macro",
-                    ME->getBeginLoc());
-          }
-          walkLValue(ME, Fn, Depth, Sink);
-          return;
-        }
-      }
-    }
-    if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
-      if (BO->isAdditiveOp() || BO->getOpcode() == BO_AddAssign ||
-          BO->getOpcode() == BO_SubAssign) {
-        block(Sink, DiagID::RuntimeIndex,
-              "pointer arithmetic on '" + Name + "' ('" + spelled(BO) + "')",
-              BO->getBeginLoc());
+      std::optional<ValueMode> Next = followExplicitCast(EC, Name, M, Sink);
+      if (!Next)
         return;
-      }
-      if (BO->isAssignmentOp() && BO->getRHS() == E) {
-        block(Sink, DiagID::Escapes,
-              "'" + Name + "' is stored ('" + spelled(BO) + "')", BO->getBeginLoc());
-        return;
-      }
-      block(Sink, DiagID::Escapes,
-            "'" + Name + "' is used in '" + spelled(BO) + "'", BO->getBeginLoc());
-      return;
+      M = *Next;
+      E = EC;
+      continue;
     }
-    if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(P)) {
-      block(Sink, DiagID::Escapes,
-            "'" + Name + "' is passed to a launch of another kernel", KC->getBeginLoc());
+    if (M == ValueMode::Pointer && walkDereference(P, E, Fn, Depth, Direct, Name, Sink))
       return;
-    }
-    if (const auto *CE = dyn_cast<CallExpr>(P)) {
-      handleCallArg(CE, E, Fn, Depth, Direct, M, Sink);
-      return;
-    }
-    if (const auto *AS = dyn_cast<GCCAsmStmt>(P)) {
-      handleAsm(AS, E, Fn, Depth, Direct, Sink);
-      return;
-    }
-    if (const auto *DS = dyn_cast<DeclStmt>(P)) {
-      handleAlias(DS, E, Fn, Depth, Direct, M, Sink);
-      return;
-    }
-    if (isa<ReturnStmt>(P)) {
-      block(Sink, DiagID::Escapes, "'" + Name + "' is returned", P->getBeginLoc());
-      return;
-    }
-    block(Sink, DiagID::Escapes,
-          "'" + Name + "' is used in a " + P->getStmtClassName() +
-              " that cannot be followed",
-          P->getBeginLoc());
+    walkValueUse(P, E, Fn, Depth, Direct, M, Name, Sink);
     return;
   }
+}
+
+std::optional<ValueMode> UseWalker::followImplicitCast(const ImplicitCastExpr *IC,
+                                                       const std::string &Name, ValueMode M,
+                                                       UseSink &Sink) {
+  CastKind K = IC->getCastKind();
+  if (M == ValueMode::Pointer) {
+    if (K == CK_NoOp || K == CK_BitCast || K == CK_LValueToRValue) {
+      if (isPointerToNonConst(IC->getType()) && !isDescriptorPointer(IC->getType())) {
+        block(Sink, DiagID::DeviceWrite,
+              "'" + Name + "' is converted to '" + IC->getType().getAsString() +
+                  "', a pointer to non-const",
+              IC->getBeginLoc());
+        return std::nullopt;
+      }
+      return ValueMode::Pointer;
+    }
+    if (K == CK_PointerToIntegral)
+      return ValueMode::Integer;
+    block(Sink, DiagID::Escapes,
+          "'" + Name + "' is converted (" + IC->getCastKindName() +
+              "); the result cannot be followed",
+          IC->getBeginLoc());
+    return std::nullopt;
+  }
+  if (K == CK_IntegralCast || K == CK_NoOp || K == CK_LValueToRValue)
+    return ValueMode::Integer;
+  block(Sink, DiagID::Escapes,
+        "the address held in '" + Name + "' is converted (" + IC->getCastKindName() + ")",
+        IC->getBeginLoc());
+  return std::nullopt;
+}
+
+std::optional<ValueMode> UseWalker::followExplicitCast(const ExplicitCastExpr *EC,
+                                                       const std::string &Name, ValueMode M,
+                                                       UseSink &Sink) {
+  QualType T = EC->getType();
+  if (T->isIntegerType())
+    return ValueMode::Integer;
+  if (T->isPointerType() && M == ValueMode::Pointer) {
+    // A C-style cast may drop const, so it still compiles on `&p`.
+    if (isPointerToNonConst(T) && !isa<CStyleCastExpr>(EC)) {
+      block(Sink, DiagID::DeviceWrite,
+            "'" + Name + "' is cast to '" + T.getAsString() + "', a pointer to non-const",
+            EC->getBeginLoc());
+      return std::nullopt;
+    }
+    return ValueMode::Pointer;
+  }
+  block(Sink, DiagID::Escapes, "'" + Name + "' is cast to '" + T.getAsString() + "'",
+        EC->getBeginLoc());
+  return std::nullopt;
+}
+
+bool UseWalker::walkDereference(const Stmt *P, const Expr *E, const FunctionDecl *Fn,
+                                unsigned Depth, const DeclRefExpr *Direct,
+                                const std::string &Name, UseSink &Sink) {
+  if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
+    if (UO->getOpcode() != UO_Deref)
+      return false;
+    if (Direct)
+      dropToken(UO->getOperatorLoc(), "", "'*" + Name + "'", UO->getBeginLoc(), Sink);
+    walkLValue(UO, Fn, Depth, Sink);
+    return true;
+  }
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(P)) {
+    if (AS->getBase()->IgnoreParenImpCasts() != E->IgnoreParenImpCasts() &&
+        AS->getBase() != E)
+      return false;
+    walkSubscript(AS, Fn, Depth, Direct, Name, Sink);
+    return true;
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(P)) {
+    if (!ME->isArrow())
+      return false;
+    if (Direct)
+      dropToken(ME->getOperatorLoc(), ".", "'" + Name + "->'", ME->getBeginLoc(), Sink);
+    walkLValue(ME, Fn, Depth, Sink);
+    return true;
+  }
+  return false;
+}
+
+void UseWalker::dropToken(SourceLocation Tok, llvm::StringRef Replacement,
+                          const std::string &What, SourceLocation Where, UseSink &Sink) {
+  if (std::optional<CharSourceRange> R = ST.fileRange(Tok))
+    Sink.Edits.push_back(ST.replace(*R, Replacement.str()));
+  else
+    block(Sink, DiagID::InMacro, What + " is spelled inside a macro", Where);
+}
+
+void UseWalker::walkSubscript(const ArraySubscriptExpr *AS, const FunctionDecl *Fn,
+                              unsigned Depth, const DeclRefExpr *Direct,
+                              const std::string &Name, UseSink &Sink) {
+  Expr::EvalResult Idx;
+  if (!AS->getIdx()->EvaluateAsInt(Idx, Ctx) || Idx.Val.getInt() != 0) {
+    block(Sink, DiagID::RuntimeIndex,
+          "'" + Name + "' is indexed with '" + spelled(AS->getIdx()) + "', not the constant 0",
+          AS->getBeginLoc());
+    return;
+  }
+  if (Direct) {
+    // `p[0]` becomes `p`: the text from the end of the base to the end.
+    std::optional<CharSourceRange> Base = ST.fileRange(AS->getBase()->getSourceRange());
+    std::optional<CharSourceRange> All = ST.fileRange(AS->getSourceRange());
+    if (Base && All)
+      Sink.Edits.push_back(
+          ST.replace(CharSourceRange::getCharRange(Base->getEnd(), All->getEnd()), ""));
+    else
+      block(Sink, DiagID::InMacro, "'" + Name + "[0]' is spelled inside a macro",
+            AS->getBeginLoc());
+  }
+  walkLValue(AS, Fn, Depth, Sink);
+}
+
+// The uses that end the walk of a value: operators, calls, inline assembly,
+// declarations, returns.
+void UseWalker::walkValueUse(const Stmt *P, const Expr *E, const FunctionDecl *Fn,
+                             unsigned Depth, const DeclRefExpr *Direct, ValueMode M,
+                             const std::string &Name, UseSink &Sink) {
+  if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+    if (BO->isAdditiveOp() || BO->getOpcode() == BO_AddAssign ||
+        BO->getOpcode() == BO_SubAssign)
+      block(Sink, DiagID::RuntimeIndex,
+            "pointer arithmetic on '" + Name + "' ('" + spelled(BO) + "')", BO->getBeginLoc());
+    else if (BO->isAssignmentOp() && BO->getRHS() == E)
+      block(Sink, DiagID::Escapes, "'" + Name + "' is stored ('" + spelled(BO) + "')",
+            BO->getBeginLoc());
+    else
+      block(Sink, DiagID::Escapes, "'" + Name + "' is used in '" + spelled(BO) + "'",
+            BO->getBeginLoc());
+    return;
+  }
+  if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(P)) {
+    block(Sink, DiagID::Escapes, "'" + Name + "' is passed to a launch of another kernel",
+          KC->getBeginLoc());
+    return;
+  }
+  if (const auto *CE = dyn_cast<CallExpr>(P))
+    return handleCallArg(CE, E, Fn, Depth, Direct, M, Sink);
+  if (const auto *AS = dyn_cast<GCCAsmStmt>(P))
+    return handleAsm(AS, E, Fn, Depth, Direct, Sink);
+  if (const auto *DS = dyn_cast<DeclStmt>(P))
+    return handleAlias(DS, E, Fn, Depth, Direct, M, Sink);
+  if (isa<ReturnStmt>(P)) {
+    block(Sink, DiagID::Escapes, "'" + Name + "' is returned", P->getBeginLoc());
+    return;
+  }
+  block(Sink, DiagID::Escapes,
+        "'" + Name + "' is used in a " + P->getStmtClassName() + " that cannot be followed",
+        P->getBeginLoc());
 }
 
 void UseWalker::walkLValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
@@ -399,33 +418,41 @@ void UseWalker::handleCallArg(const CallExpr *CE, const Expr *Arg,
     removeFence(CE, Fn, Depth, Callee, Sink);
     return;
   }
-  auto Key = std::make_pair(Def, I);
-  if (!HelpersInProgress.count(Key)) {
-    auto Memo = HelperMemo.find(Key);
-    if (Memo == HelperMemo.end()) {
-      UseSink Helper;
-      Helper.ReliesOn.push_back(spanOf(Def));
-      if (Depth >= 12) {
-        Helper.Blockers.push_back({DiagID::Escapes, "calls nest too deeply to follow",
-                                   ST.point(CE->getBeginLoc()), {}});
-      } else {
-        HelpersInProgress.insert(Key);
-        walkVarRefs(Def->getParamDecl(I), Def, Depth + 1, /*IsKernelParam=*/false,
-                    /*Editable=*/false,
-                    PT->isIntegerType() ? ValueMode::Integer : ValueMode::Pointer, Helper);
-        HelpersInProgress.erase(Key);
-      }
-      Helper.Edits.clear();
-      Memo = HelperMemo.emplace(Key, std::move(Helper)).first;
-    }
-    llvm::append_range(Sink.ReliesOn, Memo->second.ReliesOn);
-    for (Blocker B : Memo->second.Blockers) {
-      B.Notes.push_back({"through the call to '" + Callee + "' here",
-                         ST.point(CE->getBeginLoc())});
-      Sink.Blockers.push_back(std::move(B));
-    }
-  }
+  walkHelper(CE, Def, I, PT->isIntegerType() ? ValueMode::Integer : ValueMode::Pointer,
+             Depth, Sink);
   addressOf(Direct, Sink);
+}
+
+// Walks parameter \p I of helper \p Def once (memoised; recursion stops at
+// a helper already on the stack) and adds its blockers, each with a note at
+// the call \p CE.
+void UseWalker::walkHelper(const CallExpr *CE, const FunctionDecl *Def, unsigned I,
+                           ValueMode M, unsigned Depth, UseSink &Sink) {
+  auto Key = std::make_pair(Def, I);
+  if (HelpersInProgress.count(Key))
+    return;
+  auto Memo = HelperMemo.find(Key);
+  if (Memo == HelperMemo.end()) {
+    UseSink Helper;
+    Helper.ReliesOn.push_back(spanOf(Def));
+    if (Depth >= 12) {
+      Helper.Blockers.push_back({DiagID::Escapes, "calls nest too deeply to follow",
+                                 ST.point(CE->getBeginLoc()), {}});
+    } else {
+      HelpersInProgress.insert(Key);
+      walkVarRefs(Def->getParamDecl(I), Def, Depth + 1, /*IsKernelParam=*/false,
+                  /*Editable=*/false, M, Helper);
+      HelpersInProgress.erase(Key);
+    }
+    Helper.Edits.clear();
+    Memo = HelperMemo.emplace(Key, std::move(Helper)).first;
+  }
+  std::string Callee = CE->getDirectCallee()->getQualifiedNameAsString();
+  llvm::append_range(Sink.ReliesOn, Memo->second.ReliesOn);
+  for (Blocker B : Memo->second.Blockers) {
+    B.Notes.push_back({"through the call to '" + Callee + "' here", ST.point(CE->getBeginLoc())});
+    Sink.Blockers.push_back(std::move(B));
+  }
 }
 
 void UseWalker::handleAlias(const DeclStmt *DS, const Expr *Init,

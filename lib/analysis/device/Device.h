@@ -8,6 +8,11 @@
 
 namespace tma::analysis {
 
+/// The descriptor type a pointer parameter names, as spelled
+/// ("CUtensorMap", "Desc", "cute::TmaDescriptor"); "CUtensorMap" when a
+/// macro spells it (device/KernelSignature.cpp).
+std::string spelledPointee(const SourceText &ST, const clang::ParmVarDecl *P);
+
 /// Classifies every use of a descriptor pointer in device code: each must
 /// be a read; records the edits (`p->` to `.`, `*p` to `p`, `p` to `&p`),
 /// the acquire fences that go, and blockers (device/UseWalker.cpp,
@@ -30,7 +35,8 @@ private:
                bool IsKernelParam, bool Editable, ValueMode M, UseSink &Sink);
   std::optional<ValueMode> followImplicitCast(const clang::ImplicitCastExpr *IC,
                                              const std::string &Name, ValueMode M,
-                                             UseSink &Sink);
+                                             bool IntoCallArg, UseSink &Sink);
+  bool isCallArgument(const clang::FunctionDecl *Fn, const clang::Expr *E);
   std::optional<ValueMode> followExplicitCast(const clang::ExplicitCastExpr *EC,
                                              const std::string &Name, ValueMode M,
                                              UseSink &Sink);
@@ -49,6 +55,11 @@ private:
   void walkValueUse(const clang::Stmt *P, const clang::Expr *E, const clang::FunctionDecl *Fn,
                     unsigned Depth, const clang::DeclRefExpr *Direct, ValueMode M,
                     const std::string &Name, UseSink &Sink);
+  void passToNonConstParam(const clang::CallExpr *CE, const clang::Expr *Arg,
+                           const clang::FunctionDecl *Def, unsigned I, unsigned Depth,
+                           const clang::DeclRefExpr *Direct,
+                           llvm::function_ref<void(std::vector<Blocker>)> BlockNonConst,
+                           UseSink &Sink);
   void walkHelper(const clang::CallExpr *CE, const clang::FunctionDecl *Def, unsigned I,
                   ValueMode M, unsigned Depth, UseSink &Sink);
   void walkLValue(const clang::Expr *E, const clang::FunctionDecl *Fn, unsigned Depth,

@@ -8,6 +8,35 @@ using namespace clang;
 
 namespace tma::analysis {
 
+std::string spelledPointee(const SourceText &ST, const ParmVarDecl *P) {
+  std::string Pointee = "CUtensorMap";
+  TypeSourceInfo *TSI = P->getTypeSourceInfo();
+  if (!TSI)
+    return Pointee;
+  TypeLoc TL = TSI->getTypeLoc();
+  while (true) {
+    if (auto Q = TL.getAs<QualifiedTypeLoc>())
+      TL = Q.getUnqualifiedLoc();
+    else if (auto A = TL.getAs<AttributedTypeLoc>())
+      TL = A.getModifiedLoc();
+    else if (auto M = TL.getAs<MacroQualifiedTypeLoc>())
+      TL = M.getInnerLoc();
+    else if (auto Pa = TL.getAs<ParenTypeLoc>())
+      TL = Pa.getInnerLoc();
+    else
+      break;
+  }
+  if (auto PTL = TL.getAs<PointerTypeLoc>()) {
+    TypeLoc PL = PTL.getPointeeLoc().getUnqualifiedLoc();
+    if (std::optional<CharSourceRange> R = ST.fileRange(PL.getSourceRange())) {
+      std::string T = ST.text(*R);
+      if (!T.empty())
+        Pointee = T;
+    }
+  }
+  return Pointee;
+}
+
 void KernelSignatures::addSignatureEdits(const FunctionDecl *FD, unsigned Index,
                                          DescriptorParam &DP) {
   const FunctionDecl *Pattern = patternOf(FD);
@@ -29,31 +58,7 @@ void KernelSignatures::addSignatureEdits(const FunctionDecl *FD, unsigned Index,
                              ST.point(P->getLocation()), {}});
       continue;
     }
-    // The spelled pointee ("CUtensorMap", "Desc", "cute::TmaDescriptor").
-    std::string Pointee = "CUtensorMap";
-    if (TypeSourceInfo *TSI = P->getTypeSourceInfo()) {
-      TypeLoc TL = TSI->getTypeLoc();
-      while (true) {
-        if (auto Q = TL.getAs<QualifiedTypeLoc>())
-          TL = Q.getUnqualifiedLoc();
-        else if (auto A = TL.getAs<AttributedTypeLoc>())
-          TL = A.getModifiedLoc();
-        else if (auto M = TL.getAs<MacroQualifiedTypeLoc>())
-          TL = M.getInnerLoc();
-        else if (auto Pa = TL.getAs<ParenTypeLoc>())
-          TL = Pa.getInnerLoc();
-        else
-          break;
-      }
-      if (auto PTL = TL.getAs<PointerTypeLoc>()) {
-        TypeLoc PL = PTL.getPointeeLoc().getUnqualifiedLoc();
-        if (std::optional<CharSourceRange> R = ST.fileRange(PL.getSourceRange())) {
-          std::string T = ST.text(*R);
-          if (!T.empty())
-            Pointee = T;
-        }
-      }
-    }
+    std::string Pointee = spelledPointee(ST, P);
     SourceLocation End = P->getLocation();
     if (P->getName().empty() || End.isInvalid())
       End = P->getSourceRange().getEnd();

@@ -103,7 +103,8 @@ void UseWalker::walkValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
       continue;
     }
     if (const auto *IC = dyn_cast<ImplicitCastExpr>(P)) {
-      std::optional<ValueMode> Next = followImplicitCast(IC, Name, M, Sink);
+      std::optional<ValueMode> Next =
+          followImplicitCast(IC, Name, M, isCallArgument(Fn, IC), Sink);
       if (!Next)
         return;
       M = *Next;
@@ -125,13 +126,28 @@ void UseWalker::walkValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
   }
 }
 
+// A call argument's conversion to a pointer to non-const is judged with the
+// callee (handleCallArg): a helper that only reads may take it.
+bool UseWalker::isCallArgument(const FunctionDecl *Fn, const Expr *E) {
+  const Stmt *P = parent(Fn, E);
+  while (P && isa<ParenExpr>(P)) {
+    E = cast<Expr>(P);
+    P = parent(Fn, P);
+  }
+  const auto *CE = dyn_cast_or_null<CallExpr>(P);
+  return CE && !isa<CUDAKernelCallExpr, CXXOperatorCallExpr>(CE) &&
+         llvm::is_contained(CE->arguments(), E);
+}
+
 std::optional<ValueMode> UseWalker::followImplicitCast(const ImplicitCastExpr *IC,
                                                        const std::string &Name, ValueMode M,
-                                                       UseSink &Sink) {
+                                                       bool IntoCallArg, UseSink &Sink) {
   CastKind K = IC->getCastKind();
   if (M == ValueMode::Pointer) {
     if (K == CK_NoOp || K == CK_BitCast || K == CK_LValueToRValue) {
-      if (isPointerToNonConst(IC->getType()) && !isDescriptorPointer(IC->getType())) {
+      // A conversion inside an explicit cast is judged with that cast.
+      if (isPointerToNonConst(IC->getType()) && !isDescriptorPointer(IC->getType()) &&
+          !IntoCallArg && !IC->isPartOfExplicitCast()) {
         block(Sink, DiagID::DeviceWrite,
               "'" + Name + "' is converted to '" + IC->getType().getAsString() +
                   "', a pointer to non-const",
@@ -390,13 +406,17 @@ void UseWalker::handleCallArg(const CallExpr *CE, const Expr *Arg,
   }
   const ParmVarDecl *PVD = FD->getParamDecl(I);
   QualType PT = PVD->getType();
-  if (M == ValueMode::Pointer && isPointerToNonConst(PT)) {
-    block(Sink, DiagID::DeviceWrite,
-          "'" + Name + "' is passed to '" + Callee + "' as '" + PT.getAsString() +
-              "', a pointer to non-const",
-          CE->getBeginLoc());
-    return;
-  }
+  bool NonConst = M == ValueMode::Pointer && isPointerToNonConst(PT);
+  auto BlockNonConst = [&](std::vector<Blocker> Why) {
+    Blocker B{DiagID::DeviceWrite,
+              "'" + Name + "' is passed to '" + Callee + "' as '" + PT.getAsString() +
+                  "', a pointer to non-const",
+              ST.point(CE->getBeginLoc()),
+              {}};
+    for (const Blocker &W : Why)
+      B.Notes.push_back({"in '" + Callee + "': " + W.Message, W.Where});
+    Sink.Blockers.push_back(std::move(B));
+  };
   if (!(PT->isPointerType() || PT->isIntegerType())) {
     block(Sink, DiagID::Escapes,
           "'" + Name + "' is passed to '" + Callee + "' as '" + PT.getAsString() + "'",
@@ -405,6 +425,8 @@ void UseWalker::handleCallArg(const CallExpr *CE, const Expr *Arg,
   }
   const FunctionDecl *Def = nullptr;
   if (!FD->hasBody(Def) || !Def || Def->isDependentContext()) {
+    if (NonConst)
+      return BlockNonConst({});
     block(Sink, DiagID::Escapes,
           "'" + Name + "' is passed to '" + Callee +
               "', whose body is not visible in this translation unit",
@@ -418,9 +440,39 @@ void UseWalker::handleCallArg(const CallExpr *CE, const Expr *Arg,
     removeFence(CE, Fn, Depth, Callee, Sink);
     return;
   }
+  if (NonConst)
+    return passToNonConstParam(CE, Arg, Def, I, Depth, Direct, BlockNonConst, Sink);
   walkHelper(CE, Def, I, PT->isIntegerType() ? ValueMode::Integer : ValueMode::Pointer,
              Depth, Sink);
   addressOf(Direct, Sink);
+}
+
+// Parameter \p I of helper \p Def is a pointer to non-const (`void *map`,
+// `CUtensorMap *m`). When the helper only reads through it, the call stays
+// as it is: inside a helper nothing changes type; in the kernel the
+// argument `p` becomes `const_cast<CUtensorMap *>(&p)`, the type it had, so
+// the same overload is called and the helper is not edited.
+void UseWalker::passToNonConstParam(
+    const CallExpr *CE, const Expr *Arg, const FunctionDecl *Def, unsigned I, unsigned Depth,
+    const DeclRefExpr *Direct,
+    llvm::function_ref<void(std::vector<Blocker>)> BlockNonConst, UseSink &Sink) {
+  UseSink Helper;
+  walkHelper(CE, Def, I, ValueMode::Pointer, Depth, Helper);
+  if (!Helper.Blockers.empty())
+    return BlockNonConst(std::move(Helper.Blockers));
+  llvm::append_range(Sink.ReliesOn, Helper.ReliesOn);
+  if (Depth > 0)
+    return;
+  if (!Direct) // an alias declared `auto`: it becomes a pointer to const
+    return BlockNonConst({});
+  if (Arg->IgnoreParenImpCasts() != Direct)
+    return addressOf(Direct, Sink); // through an explicit cast: its type stays
+  std::optional<CharSourceRange> R = ST.fileRange(Direct->getSourceRange());
+  const auto *PVD = dyn_cast<ParmVarDecl>(Direct->getDecl());
+  if (!R || !PVD)
+    return addressOf(Direct, Sink); // blocks: spelled in a macro
+  Sink.Edits.push_back(
+      ST.replace(*R, "const_cast<" + spelledPointee(ST, PVD) + " *>(&" + ST.text(*R) + ")"));
 }
 
 // Walks parameter \p I of helper \p Def once (memoised; recursion stops at

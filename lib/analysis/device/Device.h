@@ -97,8 +97,12 @@ public:
                                            const std::vector<unsigned> &Idx, uint64_t Bytes);
 
 private:
+  const clang::FunctionDecl *bodyToAnalyze(const clang::FunctionDecl *FD);
   void addSignatureEdits(const clang::FunctionDecl *FD, unsigned Index, DescriptorParam &DP);
   void checkParamSpace(const clang::FunctionDecl *FD, const std::vector<unsigned> &Idx);
+
+  /// Template patterns analysed for an invalid instantiation.
+  std::set<const clang::FunctionDecl *> PatternsAnalysed;
 };
 
 } // namespace tma::analysis

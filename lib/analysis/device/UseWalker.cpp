@@ -59,13 +59,15 @@ void UseWalker::walkRef(const DeclRefExpr *R, const FunctionDecl *Fn,
   }
   // A call that clang could not finish because of another argument (one that
   // names a declaration clang rejected, such as nvcc's `__shared__
-  // cuda::barrier`) keeps its arguments unconverted. When the callee is one
-  // known function (not an overload set) and this argument is sound, it is
-  // the call nvcc makes: follow it as such.
+  // cuda::barrier`), or that depends on a template parameter (in a template
+  // pattern), keeps its arguments unconverted. When the callee is one known
+  // function (not an overload set, so every instantiation calls it) and this
+  // argument is sound, it is the call nvcc makes: follow it as such.
   if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
     const auto *Callee = dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts());
     const auto *FD = Callee ? dyn_cast<FunctionDecl>(Callee->getDecl()) : nullptr;
-    if (CE->containsErrors() && !R->containsErrors() && FD && !isa<CUDAKernelCallExpr>(CE) &&
+    bool Unfinished = CE->containsErrors() || CE->isTypeDependent() || CE->isValueDependent();
+    if (Unfinished && !R->containsErrors() && FD && !isa<CUDAKernelCallExpr>(CE) &&
         llvm::is_contained(CE->arguments(), Cur) && CE->getNumArgs() <= FD->getNumParams()) {
       handleCallArg(CE, Cur, Fn, Depth, Editable ? R : nullptr, M, Sink);
       return;

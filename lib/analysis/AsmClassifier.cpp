@@ -103,6 +103,26 @@ static bool isTensorRead(StringRef Op) {
          Op == "prefetch.tensormap";
 }
 
+// The tensor map is the address opening the bracket of coordinates
+// (`[%1, {%2, %3}]`), or the whole bracket of `prefetch.tensormap [%0]`; the
+// other operands of a TMA instruction are shared memory, barriers and
+// coordinates.
+static bool isTensorMapOperand(StringRef Insn, unsigned Index, StringRef Name) {
+  std::string Num = "%" + std::to_string(Index);
+  std::string Named = ("%[" + Name + "]").str();
+  char Closer = opcodeOf(Insn) == "prefetch.tensormap" ? ']' : ',';
+  for (size_t Open = Insn.find('['); Open != StringRef::npos; Open = Insn.find('[', Open + 1)) {
+    StringRef Rest = Insn.substr(Open + 1).ltrim();
+    for (StringRef Op : {StringRef(Num), StringRef(Named)}) {
+      if (Op == Named && Name.empty())
+        continue;
+      if (Rest.consume_front(Op) && Rest.ltrim().starts_with(StringRef(&Closer, 1)))
+        return true;
+    }
+  }
+  return false;
+}
+
 static bool isWrite(StringRef Op) {
   return Op.starts_with("tensormap.replace") ||
          Op.starts_with("tensormap.cp_fenceproxy") ||
@@ -151,7 +171,7 @@ AsmOperandUse classifyAsmOperand(StringRef AsmTemplate, unsigned Index,
       R = AsmOperandRole::AcquireFence;
     else if (isWrite(Op))
       R = AsmOperandRole::Write;
-    else if (isTensorRead(Op))
+    else if (isTensorRead(Op) && isTensorMapOperand(Insn, Index, Name))
       R = AsmOperandRole::TensorRead;
     if (Rank(R) > Rank(Use.Role)) {
       Use.Role = R;

@@ -43,6 +43,24 @@ TEST(AsmClassifier, TmaInstructionsRead) {
   }
 }
 
+TEST(AsmClassifier, OnlyTheTensorMapOperandOfTmaReads) {
+  // Shared memory, barriers and coordinates of a TMA instruction are not
+  // the tensor map: a descriptor there is not a known use.
+  const char *Load = "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+                     "[%0], [%1, {%2, %3}], [%4];";
+  for (unsigned I : {0u, 2u, 4u})
+    EXPECT_EQ(classifyAsmOperand(Load, I).Role, AsmOperandRole::Unknown) << I;
+  const char *Store = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];";
+  EXPECT_EQ(classifyAsmOperand(Store, 0).Role, AsmOperandRole::TensorRead);
+  EXPECT_EQ(classifyAsmOperand(Store, 1).Role, AsmOperandRole::Unknown);
+  EXPECT_EQ(classifyAsmOperand("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group "
+                               "[ %[map] , {%1}], [%0];",
+                               2, "map")
+                .Role,
+            AsmOperandRole::TensorRead);
+  EXPECT_EQ(classifyAsmOperand("prefetch.tensormap [%0, 8];", 0).Role, AsmOperandRole::Unknown);
+}
+
 TEST(AsmClassifier, WritesAreRecognised) {
   EXPECT_EQ(classifyAsmOperand("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;", 0).Role,
             AsmOperandRole::Write);

@@ -8,6 +8,11 @@
 
 namespace tma::analysis {
 
+/// The descriptor type a pointer parameter names, as spelled
+/// ("CUtensorMap", "Desc", "cute::TmaDescriptor"); "CUtensorMap" when a
+/// macro spells it (device/KernelSignature.cpp).
+std::string spelledPointee(const SourceText &ST, const clang::ParmVarDecl *P);
+
 /// Classifies every use of a descriptor pointer in device code: each must
 /// be a read; records the edits (`p->` to `.`, `*p` to `p`, `p` to `&p`),
 /// the acquire fences that go, and blockers (device/UseWalker.cpp,
@@ -28,6 +33,35 @@ public:
 private:
   void walkRef(const clang::DeclRefExpr *R, const clang::FunctionDecl *Fn, unsigned Depth,
                bool IsKernelParam, bool Editable, ValueMode M, UseSink &Sink);
+  std::optional<ValueMode> followImplicitCast(const clang::ImplicitCastExpr *IC,
+                                             const std::string &Name, ValueMode M,
+                                             bool IntoCallArg, UseSink &Sink);
+  bool isCallArgument(const clang::FunctionDecl *Fn, const clang::Expr *E);
+  std::optional<ValueMode> followExplicitCast(const clang::ExplicitCastExpr *EC,
+                                             const std::string &Name, ValueMode M,
+                                             UseSink &Sink);
+  /// `*p`, `p[0]`, `p->`: the edit, then the descriptor's lvalue is walked.
+  /// False when \p P is none of them.
+  bool walkDereference(const clang::Stmt *P, const clang::Expr *E,
+                       const clang::FunctionDecl *Fn, unsigned Depth,
+                       const clang::DeclRefExpr *Direct, const std::string &Name,
+                       UseSink &Sink);
+  void walkSubscript(const clang::ArraySubscriptExpr *AS, const clang::FunctionDecl *Fn,
+                     unsigned Depth, const clang::DeclRefExpr *Direct, const std::string &Name,
+                     UseSink &Sink);
+  /// Replaces the token at \p Tok, or blocks when a macro spells it.
+  void dropToken(clang::SourceLocation Tok, llvm::StringRef Replacement,
+                 const std::string &What, clang::SourceLocation Where, UseSink &Sink);
+  void walkValueUse(const clang::Stmt *P, const clang::Expr *E, const clang::FunctionDecl *Fn,
+                    unsigned Depth, const clang::DeclRefExpr *Direct, ValueMode M,
+                    const std::string &Name, UseSink &Sink);
+  void passToNonConstParam(const clang::CallExpr *CE, const clang::Expr *Arg,
+                           const clang::FunctionDecl *Def, unsigned I, unsigned Depth,
+                           const clang::DeclRefExpr *Direct,
+                           llvm::function_ref<void(std::vector<Blocker>)> BlockNonConst,
+                           UseSink &Sink);
+  void walkHelper(const clang::CallExpr *CE, const clang::FunctionDecl *Def, unsigned I,
+                  ValueMode M, unsigned Depth, UseSink &Sink);
   void walkLValue(const clang::Expr *E, const clang::FunctionDecl *Fn, unsigned Depth,
                   UseSink &Sink);
   void handleCallArg(const clang::CallExpr *CE, const clang::Expr *Arg,
@@ -63,8 +97,12 @@ public:
                                            const std::vector<unsigned> &Idx, uint64_t Bytes);
 
 private:
+  const clang::FunctionDecl *bodyToAnalyze(const clang::FunctionDecl *FD);
   void addSignatureEdits(const clang::FunctionDecl *FD, unsigned Index, DescriptorParam &DP);
   void checkParamSpace(const clang::FunctionDecl *FD, const std::vector<unsigned> &Idx);
+
+  /// Template patterns analysed for an invalid instantiation.
+  std::set<const clang::FunctionDecl *> PatternsAnalysed;
 };
 
 } // namespace tma::analysis

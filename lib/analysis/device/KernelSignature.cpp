@@ -8,6 +8,35 @@ using namespace clang;
 
 namespace tma::analysis {
 
+std::string spelledPointee(const SourceText &ST, const ParmVarDecl *P) {
+  std::string Pointee = "CUtensorMap";
+  TypeSourceInfo *TSI = P->getTypeSourceInfo();
+  if (!TSI)
+    return Pointee;
+  TypeLoc TL = TSI->getTypeLoc();
+  while (true) {
+    if (auto Q = TL.getAs<QualifiedTypeLoc>())
+      TL = Q.getUnqualifiedLoc();
+    else if (auto A = TL.getAs<AttributedTypeLoc>())
+      TL = A.getModifiedLoc();
+    else if (auto M = TL.getAs<MacroQualifiedTypeLoc>())
+      TL = M.getInnerLoc();
+    else if (auto Pa = TL.getAs<ParenTypeLoc>())
+      TL = Pa.getInnerLoc();
+    else
+      break;
+  }
+  if (auto PTL = TL.getAs<PointerTypeLoc>()) {
+    TypeLoc PL = PTL.getPointeeLoc().getUnqualifiedLoc();
+    if (std::optional<CharSourceRange> R = ST.fileRange(PL.getSourceRange())) {
+      std::string T = ST.text(*R);
+      if (!T.empty())
+        Pointee = T;
+    }
+  }
+  return Pointee;
+}
+
 void KernelSignatures::addSignatureEdits(const FunctionDecl *FD, unsigned Index,
                                          DescriptorParam &DP) {
   const FunctionDecl *Pattern = patternOf(FD);
@@ -29,31 +58,7 @@ void KernelSignatures::addSignatureEdits(const FunctionDecl *FD, unsigned Index,
                              ST.point(P->getLocation()), {}});
       continue;
     }
-    // The spelled pointee ("CUtensorMap", "Desc", "cute::TmaDescriptor").
-    std::string Pointee = "CUtensorMap";
-    if (TypeSourceInfo *TSI = P->getTypeSourceInfo()) {
-      TypeLoc TL = TSI->getTypeLoc();
-      while (true) {
-        if (auto Q = TL.getAs<QualifiedTypeLoc>())
-          TL = Q.getUnqualifiedLoc();
-        else if (auto A = TL.getAs<AttributedTypeLoc>())
-          TL = A.getModifiedLoc();
-        else if (auto M = TL.getAs<MacroQualifiedTypeLoc>())
-          TL = M.getInnerLoc();
-        else if (auto Pa = TL.getAs<ParenTypeLoc>())
-          TL = Pa.getInnerLoc();
-        else
-          break;
-      }
-      if (auto PTL = TL.getAs<PointerTypeLoc>()) {
-        TypeLoc PL = PTL.getPointeeLoc().getUnqualifiedLoc();
-        if (std::optional<CharSourceRange> R = ST.fileRange(PL.getSourceRange())) {
-          std::string T = ST.text(*R);
-          if (!T.empty())
-            Pointee = T;
-        }
-      }
-    }
+    std::string Pointee = spelledPointee(ST, P);
     SourceLocation End = P->getLocation();
     if (P->getName().empty() || End.isInvalid())
       End = P->getSourceRange().getEnd();
@@ -103,27 +108,43 @@ void KernelSignatures::checkParamSpace(const FunctionDecl *FD,
       paramFacts(FD, I).Blockers.push_back(*Why);
 }
 
+// The function whose body holds the kernel's uses: its own. An instantiation
+// that clang found invalid (an error nvcc accepts, such as `__shared__
+// cuda::barrier`, fails it; ErrorContainment decides whether that error
+// blocks) is analysed from its template pattern, the text every edit is on,
+// once per pattern. None for a declaration, a pattern (analysed through its
+// instantiations) or another invalid kernel.
+const FunctionDecl *KernelSignatures::bodyToAnalyze(const FunctionDecl *FD) {
+  if (!FD->isInvalidDecl())
+    return FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() ? FD : nullptr;
+  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
+  if (!Pattern || Pattern == FD || Pattern->isInvalidDecl() ||
+      !Pattern->doesThisDeclarationHaveABody() || !PatternsAnalysed.insert(Pattern).second)
+    return nullptr;
+  return Pattern;
+}
+
 void KernelSignatures::analyzeKernel(const FunctionDecl *FD) {
   std::vector<unsigned> Idx = descriptorParamIndexes(FD);
   for (unsigned I : Idx) {
     DescriptorParam &DP = paramFacts(FD, I);
     addSignatureEdits(FD, I, DP);
   }
-  if (!FD->doesThisDeclarationHaveABody() || FD->isDependentContext() ||
-      FD->isInvalidDecl())
+  const FunctionDecl *Body = bodyToAnalyze(FD);
+  if (!Body)
     return;
   checkParamSpace(FD, Idx);
   for (unsigned I : Idx) {
     UseSink Sink;
-    Pass.Walker->walkVarRefs(FD->getParamDecl(I), FD, 0, /*IsKernelParam=*/true,
+    Pass.Walker->walkVarRefs(Body->getParamDecl(I), Body, 0, /*IsKernelParam=*/true,
                 /*Editable=*/true, ValueMode::Pointer, Sink);
     DescriptorParam &DP = paramFacts(FD, I);
     DP.DefinitionSeen = true;
-    DP.Where = ST.point(FD->getParamDecl(I)->getLocation());
+    DP.Where = ST.point(Body->getParamDecl(I)->getLocation());
     llvm::append_range(DP.Edits, Sink.Edits);
     llvm::append_range(DP.FencesRemoved, Sink.Fences);
     llvm::append_range(DP.Blockers, Sink.Blockers);
-    DP.ReliesOn.push_back(spanOf(FD));
+    DP.ReliesOn.push_back(spanOf(Body));
     llvm::append_range(DP.ReliesOn, Sink.ReliesOn);
   }
 }

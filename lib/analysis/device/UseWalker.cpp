@@ -59,13 +59,15 @@ void UseWalker::walkRef(const DeclRefExpr *R, const FunctionDecl *Fn,
   }
   // A call that clang could not finish because of another argument (one that
   // names a declaration clang rejected, such as nvcc's `__shared__
-  // cuda::barrier`) keeps its arguments unconverted. When the callee is one
-  // known function (not an overload set) and this argument is sound, it is
-  // the call nvcc makes: follow it as such.
+  // cuda::barrier`), or that depends on a template parameter (in a template
+  // pattern), keeps its arguments unconverted. When the callee is one known
+  // function (not an overload set, so every instantiation calls it) and this
+  // argument is sound, it is the call nvcc makes: follow it as such.
   if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
     const auto *Callee = dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts());
     const auto *FD = Callee ? dyn_cast<FunctionDecl>(Callee->getDecl()) : nullptr;
-    if (CE->containsErrors() && !R->containsErrors() && FD && !isa<CUDAKernelCallExpr>(CE) &&
+    bool Unfinished = CE->containsErrors() || CE->isTypeDependent() || CE->isValueDependent();
+    if (Unfinished && !R->containsErrors() && FD && !isa<CUDAKernelCallExpr>(CE) &&
         llvm::is_contained(CE->arguments(), Cur) && CE->getNumArgs() <= FD->getNumParams()) {
       handleCallArg(CE, Cur, Fn, Depth, Editable ? R : nullptr, M, Sink);
       return;
@@ -86,6 +88,8 @@ void UseWalker::walkRef(const DeclRefExpr *R, const FunctionDecl *Fn,
         R->getBeginLoc());
 }
 
+// Follows the value of a descriptor pointer (or of the integer made from
+// it) up through its parents until a use decides it.
 void UseWalker::walkValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
                              const DeclRefExpr *Direct, ValueMode M, UseSink &Sink) {
   std::string Name = Direct ? Direct->getDecl()->getNameAsString() : "descriptor pointer";
@@ -101,160 +105,193 @@ void UseWalker::walkValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
       continue;
     }
     if (const auto *IC = dyn_cast<ImplicitCastExpr>(P)) {
-      CastKind K = IC->getCastKind();
-      if (M == ValueMode::Pointer) {
-        if (K == CK_NoOp || K == CK_BitCast || K == CK_LValueToRValue) {
-          if (isPointerToNonConst(IC->getType()) &&
-                   !isDescriptorPointer(IC->getType())) {
-            block(Sink, DiagID::DeviceWrite,
-                  "'" + Name + "' is converted to '" + IC->getType().getAsString() +
-                      "', a pointer to non-const",
-                  IC->getBeginLoc());
-            return;
-          }
-          E = IC;
-          continue;
-        }
-        if (K == CK_PointerToIntegral) {
-          M = ValueMode::Integer;
-          E = IC;
-          continue;
-        }
-        block(Sink, DiagID::Escapes,
-              "'" + Name + "' is converted (" + IC->getCastKindName() +
-                  "); the result cannot be followed",
-              IC->getBeginLoc());
+      std::optional<ValueMode> Next =
+          followImplicitCast(IC, Name, M, isCallArgument(Fn, IC), Sink);
+      if (!Next)
         return;
-      }
-      if (K == CK_IntegralCast || K == CK_NoOp || K == CK_LValueToRValue) {
-        E = IC;
-        continue;
-      }
-      block(Sink, DiagID::Escapes,
-            "the address held in '" + Name + "' is converted (" +
-                IC->getCastKindName() + ")",
-            IC->getBeginLoc());
-      return;
+      M = *Next;
+      E = IC;
+      continue;
     }
     if (const auto *EC = dyn_cast<ExplicitCastExpr>(P)) {
-      QualType T = EC->getType();
-      if (T->isIntegerType()) {
-        M = ValueMode::Integer;
-        E = EC;
-        continue;
-      }
-      if (T->isPointerType() && M == ValueMode::Pointer) {
-        if (isPointerToNonConst(T) && !isa<CStyleCastExpr>(EC)) {
-          block(Sink, DiagID::DeviceWrite,
-                "'" + Name + "' is cast to '" + T.getAsString() +
-                    "', a pointer to non-const",
-                EC->getBeginLoc());
-          return;
-        }
-        E = EC;
-        continue;
-      }
-      block(Sink, DiagID::Escapes,
-            "'" + Name + "' is cast to '" + T.getAsString() + "'", EC->getBeginLoc());
-      return;
-    }
-    if (M == ValueMode::Pointer) {
-      if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
-        if (UO->getOpcode() == UO_Deref) {
-          if (Direct) {
-            if (std::optional<CharSourceRange> R = ST.fileRange(UO->getOperatorLoc()))
-              Sink.Edits.push_back(ST.replace(*R, ""));
-            else
-              block(Sink, DiagID::InMacro, "'*" + Name + "' is spelled inside a macro",
-                    UO->getBeginLoc());
-          }
-          walkLValue(UO, Fn, Depth, Sink);
-          return;
-        }
-      }
-      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(P)) {
-        if (AS->getBase()->IgnoreParenImpCasts() == E->IgnoreParenImpCasts() ||
-            AS->getBase() == E) {
-          Expr::EvalResult Idx;
-          if (AS->getIdx()->EvaluateAsInt(Idx, Ctx) && Idx.Val.getInt() == 0) {
-            if (Direct) {
-              std::optional<CharSourceRange> Base = ST.fileRange(AS->getBase()->getSourceRange());
-              std::optional<CharSourceRange> All = ST.fileRange(AS->getSourceRange());
-              if (Base && All)
-                Sink.Edits.push_back(ST.replace(
-                    CharSourceRange::getCharRange(Base->getEnd(), All->getEnd()), ""));
-              else
-                block(Sink, DiagID::InMacro, "'" + Name + "[0]' is spelled inside a macro",
-                      AS->getBeginLoc());
-            }
-            walkLValue(AS, Fn, Depth, Sink);
-            return;
-          }
-          block(Sink, DiagID::RuntimeIndex,
-                "'" + Name + "' is indexed with '" + spelled(AS->getIdx()) +
-                    "', not the constant 0",
-                AS->getBeginLoc());
-          return;
-        }
-      }
-      if (const auto *ME = dyn_cast<MemberExpr>(P)) {
-        if (ME->isArrow()) {
-          if (Direct) {
-            if (std::optional<CharSourceRange> R = ST.fileRange(ME->getOperatorLoc()))
-              Sink.Edits.push_back(ST.replace(*R, "."));
-            else
-              block(Sink, DiagID::InMacro, "'" + Name + "->' is spelled inside a macro",
-                    ME->getBeginLoc());
-          }
-          walkLValue(ME, Fn, Depth, Sink);
-          return;
-        }
-      }
-    }
-    if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
-      if (BO->isAdditiveOp() || BO->getOpcode() == BO_AddAssign ||
-          BO->getOpcode() == BO_SubAssign) {
-        block(Sink, DiagID::RuntimeIndex,
-              "pointer arithmetic on '" + Name + "' ('" + spelled(BO) + "')",
-              BO->getBeginLoc());
+      std::optional<ValueMode> Next = followExplicitCast(EC, Name, M, Sink);
+      if (!Next)
         return;
-      }
-      if (BO->isAssignmentOp() && BO->getRHS() == E) {
-        block(Sink, DiagID::Escapes,
-              "'" + Name + "' is stored ('" + spelled(BO) + "')", BO->getBeginLoc());
-        return;
-      }
-      block(Sink, DiagID::Escapes,
-            "'" + Name + "' is used in '" + spelled(BO) + "'", BO->getBeginLoc());
-      return;
+      M = *Next;
+      E = EC;
+      continue;
     }
-    if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(P)) {
-      block(Sink, DiagID::Escapes,
-            "'" + Name + "' is passed to a launch of another kernel", KC->getBeginLoc());
+    if (M == ValueMode::Pointer && walkDereference(P, E, Fn, Depth, Direct, Name, Sink))
       return;
-    }
-    if (const auto *CE = dyn_cast<CallExpr>(P)) {
-      handleCallArg(CE, E, Fn, Depth, Direct, M, Sink);
-      return;
-    }
-    if (const auto *AS = dyn_cast<GCCAsmStmt>(P)) {
-      handleAsm(AS, E, Fn, Depth, Direct, Sink);
-      return;
-    }
-    if (const auto *DS = dyn_cast<DeclStmt>(P)) {
-      handleAlias(DS, E, Fn, Depth, Direct, M, Sink);
-      return;
-    }
-    if (isa<ReturnStmt>(P)) {
-      block(Sink, DiagID::Escapes, "'" + Name + "' is returned", P->getBeginLoc());
-      return;
-    }
-    block(Sink, DiagID::Escapes,
-          "'" + Name + "' is used in a " + P->getStmtClassName() +
-              " that cannot be followed",
-          P->getBeginLoc());
+    walkValueUse(P, E, Fn, Depth, Direct, M, Name, Sink);
     return;
   }
+}
+
+// A call argument's conversion to a pointer to non-const is judged with the
+// callee (handleCallArg): a helper that only reads may take it.
+bool UseWalker::isCallArgument(const FunctionDecl *Fn, const Expr *E) {
+  const Stmt *P = parent(Fn, E);
+  while (P && isa<ParenExpr>(P)) {
+    E = cast<Expr>(P);
+    P = parent(Fn, P);
+  }
+  const auto *CE = dyn_cast_or_null<CallExpr>(P);
+  return CE && !isa<CUDAKernelCallExpr, CXXOperatorCallExpr>(CE) &&
+         llvm::is_contained(CE->arguments(), E);
+}
+
+std::optional<ValueMode> UseWalker::followImplicitCast(const ImplicitCastExpr *IC,
+                                                       const std::string &Name, ValueMode M,
+                                                       bool IntoCallArg, UseSink &Sink) {
+  CastKind K = IC->getCastKind();
+  if (M == ValueMode::Pointer) {
+    if (K == CK_NoOp || K == CK_BitCast || K == CK_LValueToRValue) {
+      // A conversion inside an explicit cast is judged with that cast.
+      if (isPointerToNonConst(IC->getType()) && !isDescriptorPointer(IC->getType()) &&
+          !IntoCallArg && !IC->isPartOfExplicitCast()) {
+        block(Sink, DiagID::DeviceWrite,
+              "'" + Name + "' is converted to '" + IC->getType().getAsString() +
+                  "', a pointer to non-const",
+              IC->getBeginLoc());
+        return std::nullopt;
+      }
+      return ValueMode::Pointer;
+    }
+    if (K == CK_PointerToIntegral)
+      return ValueMode::Integer;
+    block(Sink, DiagID::Escapes,
+          "'" + Name + "' is converted (" + IC->getCastKindName() +
+              "); the result cannot be followed",
+          IC->getBeginLoc());
+    return std::nullopt;
+  }
+  if (K == CK_IntegralCast || K == CK_NoOp || K == CK_LValueToRValue)
+    return ValueMode::Integer;
+  block(Sink, DiagID::Escapes,
+        "the address held in '" + Name + "' is converted (" + IC->getCastKindName() + ")",
+        IC->getBeginLoc());
+  return std::nullopt;
+}
+
+std::optional<ValueMode> UseWalker::followExplicitCast(const ExplicitCastExpr *EC,
+                                                       const std::string &Name, ValueMode M,
+                                                       UseSink &Sink) {
+  QualType T = EC->getType();
+  if (T->isIntegerType())
+    return ValueMode::Integer;
+  if (T->isPointerType() && M == ValueMode::Pointer) {
+    // A C-style cast may drop const, so it still compiles on `&p`.
+    if (isPointerToNonConst(T) && !isa<CStyleCastExpr>(EC)) {
+      block(Sink, DiagID::DeviceWrite,
+            "'" + Name + "' is cast to '" + T.getAsString() + "', a pointer to non-const",
+            EC->getBeginLoc());
+      return std::nullopt;
+    }
+    return ValueMode::Pointer;
+  }
+  block(Sink, DiagID::Escapes, "'" + Name + "' is cast to '" + T.getAsString() + "'",
+        EC->getBeginLoc());
+  return std::nullopt;
+}
+
+bool UseWalker::walkDereference(const Stmt *P, const Expr *E, const FunctionDecl *Fn,
+                                unsigned Depth, const DeclRefExpr *Direct,
+                                const std::string &Name, UseSink &Sink) {
+  if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
+    if (UO->getOpcode() != UO_Deref)
+      return false;
+    if (Direct)
+      dropToken(UO->getOperatorLoc(), "", "'*" + Name + "'", UO->getBeginLoc(), Sink);
+    walkLValue(UO, Fn, Depth, Sink);
+    return true;
+  }
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(P)) {
+    if (AS->getBase()->IgnoreParenImpCasts() != E->IgnoreParenImpCasts() &&
+        AS->getBase() != E)
+      return false;
+    walkSubscript(AS, Fn, Depth, Direct, Name, Sink);
+    return true;
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(P)) {
+    if (!ME->isArrow())
+      return false;
+    if (Direct)
+      dropToken(ME->getOperatorLoc(), ".", "'" + Name + "->'", ME->getBeginLoc(), Sink);
+    walkLValue(ME, Fn, Depth, Sink);
+    return true;
+  }
+  return false;
+}
+
+void UseWalker::dropToken(SourceLocation Tok, llvm::StringRef Replacement,
+                          const std::string &What, SourceLocation Where, UseSink &Sink) {
+  if (std::optional<CharSourceRange> R = ST.fileRange(Tok))
+    Sink.Edits.push_back(ST.replace(*R, Replacement.str()));
+  else
+    block(Sink, DiagID::InMacro, What + " is spelled inside a macro", Where);
+}
+
+void UseWalker::walkSubscript(const ArraySubscriptExpr *AS, const FunctionDecl *Fn,
+                              unsigned Depth, const DeclRefExpr *Direct,
+                              const std::string &Name, UseSink &Sink) {
+  Expr::EvalResult Idx;
+  if (!AS->getIdx()->EvaluateAsInt(Idx, Ctx) || Idx.Val.getInt() != 0) {
+    block(Sink, DiagID::RuntimeIndex,
+          "'" + Name + "' is indexed with '" + spelled(AS->getIdx()) + "', not the constant 0",
+          AS->getBeginLoc());
+    return;
+  }
+  if (Direct) {
+    // `p[0]` becomes `p`: the text from the end of the base to the end.
+    std::optional<CharSourceRange> Base = ST.fileRange(AS->getBase()->getSourceRange());
+    std::optional<CharSourceRange> All = ST.fileRange(AS->getSourceRange());
+    if (Base && All)
+      Sink.Edits.push_back(
+          ST.replace(CharSourceRange::getCharRange(Base->getEnd(), All->getEnd()), ""));
+    else
+      block(Sink, DiagID::InMacro, "'" + Name + "[0]' is spelled inside a macro",
+            AS->getBeginLoc());
+  }
+  walkLValue(AS, Fn, Depth, Sink);
+}
+
+// The uses that end the walk of a value: operators, calls, inline assembly,
+// declarations, returns.
+void UseWalker::walkValueUse(const Stmt *P, const Expr *E, const FunctionDecl *Fn,
+                             unsigned Depth, const DeclRefExpr *Direct, ValueMode M,
+                             const std::string &Name, UseSink &Sink) {
+  if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+    if (BO->isAdditiveOp() || BO->getOpcode() == BO_AddAssign ||
+        BO->getOpcode() == BO_SubAssign)
+      block(Sink, DiagID::RuntimeIndex,
+            "pointer arithmetic on '" + Name + "' ('" + spelled(BO) + "')", BO->getBeginLoc());
+    else if (BO->isAssignmentOp() && BO->getRHS() == E)
+      block(Sink, DiagID::Escapes, "'" + Name + "' is stored ('" + spelled(BO) + "')",
+            BO->getBeginLoc());
+    else
+      block(Sink, DiagID::Escapes, "'" + Name + "' is used in '" + spelled(BO) + "'",
+            BO->getBeginLoc());
+    return;
+  }
+  if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(P)) {
+    block(Sink, DiagID::Escapes, "'" + Name + "' is passed to a launch of another kernel",
+          KC->getBeginLoc());
+    return;
+  }
+  if (const auto *CE = dyn_cast<CallExpr>(P))
+    return handleCallArg(CE, E, Fn, Depth, Direct, M, Sink);
+  if (const auto *AS = dyn_cast<GCCAsmStmt>(P))
+    return handleAsm(AS, E, Fn, Depth, Direct, Sink);
+  if (const auto *DS = dyn_cast<DeclStmt>(P))
+    return handleAlias(DS, E, Fn, Depth, Direct, M, Sink);
+  if (isa<ReturnStmt>(P)) {
+    block(Sink, DiagID::Escapes, "'" + Name + "' is returned", P->getBeginLoc());
+    return;
+  }
+  block(Sink, DiagID::Escapes,
+        "'" + Name + "' is used in a " + P->getStmtClassName() + " that cannot be followed",
+        P->getBeginLoc());
 }
 
 void UseWalker::walkLValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
@@ -371,13 +408,17 @@ void UseWalker::handleCallArg(const CallExpr *CE, const Expr *Arg,
   }
   const ParmVarDecl *PVD = FD->getParamDecl(I);
   QualType PT = PVD->getType();
-  if (M == ValueMode::Pointer && isPointerToNonConst(PT)) {
-    block(Sink, DiagID::DeviceWrite,
-          "'" + Name + "' is passed to '" + Callee + "' as '" + PT.getAsString() +
-              "', a pointer to non-const",
-          CE->getBeginLoc());
-    return;
-  }
+  bool NonConst = M == ValueMode::Pointer && isPointerToNonConst(PT);
+  auto BlockNonConst = [&](std::vector<Blocker> Why) {
+    Blocker B{DiagID::DeviceWrite,
+              "'" + Name + "' is passed to '" + Callee + "' as '" + PT.getAsString() +
+                  "', a pointer to non-const",
+              ST.point(CE->getBeginLoc()),
+              {}};
+    for (const Blocker &W : Why)
+      B.Notes.push_back({"in '" + Callee + "': " + W.Message, W.Where});
+    Sink.Blockers.push_back(std::move(B));
+  };
   if (!(PT->isPointerType() || PT->isIntegerType())) {
     block(Sink, DiagID::Escapes,
           "'" + Name + "' is passed to '" + Callee + "' as '" + PT.getAsString() + "'",
@@ -386,6 +427,8 @@ void UseWalker::handleCallArg(const CallExpr *CE, const Expr *Arg,
   }
   const FunctionDecl *Def = nullptr;
   if (!FD->hasBody(Def) || !Def || Def->isDependentContext()) {
+    if (NonConst)
+      return BlockNonConst({});
     block(Sink, DiagID::Escapes,
           "'" + Name + "' is passed to '" + Callee +
               "', whose body is not visible in this translation unit",
@@ -399,33 +442,71 @@ void UseWalker::handleCallArg(const CallExpr *CE, const Expr *Arg,
     removeFence(CE, Fn, Depth, Callee, Sink);
     return;
   }
-  auto Key = std::make_pair(Def, I);
-  if (!HelpersInProgress.count(Key)) {
-    auto Memo = HelperMemo.find(Key);
-    if (Memo == HelperMemo.end()) {
-      UseSink Helper;
-      Helper.ReliesOn.push_back(spanOf(Def));
-      if (Depth >= 12) {
-        Helper.Blockers.push_back({DiagID::Escapes, "calls nest too deeply to follow",
-                                   ST.point(CE->getBeginLoc()), {}});
-      } else {
-        HelpersInProgress.insert(Key);
-        walkVarRefs(Def->getParamDecl(I), Def, Depth + 1, /*IsKernelParam=*/false,
-                    /*Editable=*/false,
-                    PT->isIntegerType() ? ValueMode::Integer : ValueMode::Pointer, Helper);
-        HelpersInProgress.erase(Key);
-      }
-      Helper.Edits.clear();
-      Memo = HelperMemo.emplace(Key, std::move(Helper)).first;
-    }
-    llvm::append_range(Sink.ReliesOn, Memo->second.ReliesOn);
-    for (Blocker B : Memo->second.Blockers) {
-      B.Notes.push_back({"through the call to '" + Callee + "' here",
-                         ST.point(CE->getBeginLoc())});
-      Sink.Blockers.push_back(std::move(B));
-    }
-  }
+  if (NonConst)
+    return passToNonConstParam(CE, Arg, Def, I, Depth, Direct, BlockNonConst, Sink);
+  walkHelper(CE, Def, I, PT->isIntegerType() ? ValueMode::Integer : ValueMode::Pointer,
+             Depth, Sink);
   addressOf(Direct, Sink);
+}
+
+// Parameter \p I of helper \p Def is a pointer to non-const (`void *map`,
+// `CUtensorMap *m`). When the helper only reads through it, the call stays
+// as it is: inside a helper nothing changes type; in the kernel the
+// argument `p` becomes `const_cast<CUtensorMap *>(&p)`, the type it had, so
+// the same overload is called and the helper is not edited.
+void UseWalker::passToNonConstParam(
+    const CallExpr *CE, const Expr *Arg, const FunctionDecl *Def, unsigned I, unsigned Depth,
+    const DeclRefExpr *Direct,
+    llvm::function_ref<void(std::vector<Blocker>)> BlockNonConst, UseSink &Sink) {
+  UseSink Helper;
+  walkHelper(CE, Def, I, ValueMode::Pointer, Depth, Helper);
+  if (!Helper.Blockers.empty())
+    return BlockNonConst(std::move(Helper.Blockers));
+  llvm::append_range(Sink.ReliesOn, Helper.ReliesOn);
+  if (Depth > 0)
+    return;
+  if (!Direct) // an alias declared `auto`: it becomes a pointer to const
+    return BlockNonConst({});
+  if (Arg->IgnoreParenImpCasts() != Direct)
+    return addressOf(Direct, Sink); // through an explicit cast: its type stays
+  std::optional<CharSourceRange> R = ST.fileRange(Direct->getSourceRange());
+  const auto *PVD = dyn_cast<ParmVarDecl>(Direct->getDecl());
+  if (!R || !PVD)
+    return addressOf(Direct, Sink); // blocks: spelled in a macro
+  Sink.Edits.push_back(
+      ST.replace(*R, "const_cast<" + spelledPointee(ST, PVD) + " *>(&" + ST.text(*R) + ")"));
+}
+
+// Walks parameter \p I of helper \p Def once (memoised; recursion stops at
+// a helper already on the stack) and adds its blockers, each with a note at
+// the call \p CE.
+void UseWalker::walkHelper(const CallExpr *CE, const FunctionDecl *Def, unsigned I,
+                           ValueMode M, unsigned Depth, UseSink &Sink) {
+  auto Key = std::make_pair(Def, I);
+  if (HelpersInProgress.count(Key))
+    return;
+  auto Memo = HelperMemo.find(Key);
+  if (Memo == HelperMemo.end()) {
+    UseSink Helper;
+    Helper.ReliesOn.push_back(spanOf(Def));
+    if (Depth >= 12) {
+      Helper.Blockers.push_back({DiagID::Escapes, "calls nest too deeply to follow",
+                                 ST.point(CE->getBeginLoc()), {}});
+    } else {
+      HelpersInProgress.insert(Key);
+      walkVarRefs(Def->getParamDecl(I), Def, Depth + 1, /*IsKernelParam=*/false,
+                  /*Editable=*/false, M, Helper);
+      HelpersInProgress.erase(Key);
+    }
+    Helper.Edits.clear();
+    Memo = HelperMemo.emplace(Key, std::move(Helper)).first;
+  }
+  std::string Callee = CE->getDirectCallee()->getQualifiedNameAsString();
+  llvm::append_range(Sink.ReliesOn, Memo->second.ReliesOn);
+  for (Blocker B : Memo->second.Blockers) {
+    B.Notes.push_back({"through the call to '" + Callee + "' here", ST.point(CE->getBeginLoc())});
+    Sink.Blockers.push_back(std::move(B));
+  }
 }
 
 void UseWalker::handleAlias(const DeclStmt *DS, const Expr *Init,

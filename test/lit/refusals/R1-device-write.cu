@@ -29,6 +29,7 @@ __global__ void stored(CUtensorMap *map) { map->opaque[0] = 0; }
 __device__ void patch(CUtensorMap *m) { m->opaque[1] ^= 1; }
 __global__ void via_helper(CUtensorMap *map) { patch(map); }
 // CHECK: warning: descriptor 'map' of kernel 'via_helper' is left by reference: 'map' is passed to 'patch' as 'CUtensorMap *', a pointer to non-const [tma-101]
+// CHECK: :[[@LINE-3]]:{{[0-9]+}}: note: in 'patch': the descriptor is written ('m->opaque[1] ^= 1')
 
 int main() {
   CUtensorMap h{};

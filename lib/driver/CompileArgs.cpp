@@ -117,6 +117,9 @@ std::vector<std::string> passArguments(CudaSide Side, const CompileOptions &Opts
       // changes no analysis: a kernel is treated as launchable from other
       // TUs either way.
       "-fgpu-rdc",
+      // Every error must be seen: code nvcc accepts can raise more than
+      // clang's default 20, and "too many errors" would stop the parse.
+      "-ferror-limit=0",
   };
   if (!Opts.CudaPath.empty()) {
     Args.push_back("--cuda-path=" + Opts.CudaPath);

@@ -364,22 +364,29 @@ static std::map<std::string, Blocker> refusalsForErrors(RunResult &R) {
   return Preblocked;
 }
 
-/// A TU that could not be analysed may declare and launch any kernel with
-/// external linkage, or any kernel defined in a header it includes: only a
-/// kernel with internal linkage defined in another TU's own file is safe.
+/// Was every part of \p TU analysed? Not when it failed, nor when one of
+/// its errors may hide code (a function, a launch) from the analysis.
+static bool fullyAnalysed(const TUStatus &TU) { return !TU.Failed && TU.MayHide.empty(); }
+
+/// A TU that could not be analysed, or only in part, may declare and launch
+/// any kernel with external linkage, or any kernel defined in a header it
+/// includes or in its own file: only a kernel with internal linkage defined
+/// in the own file of a TU analysed in full is safe.
 static void refuseForFailedTUs(RunResult &R) {
   for (const TUStatus &TU : R.TUs) {
-    if (!TU.Failed)
+    if (fullyAnalysed(TU))
       continue;
     for (ParamDecision &D : R.ThePlan.Params) {
       bool InOwnFile = llvm::any_of(R.TUs, [&](const TUStatus &Other) {
-        return !Other.Failed && Other.File == D.Where.File;
+        return fullyAnalysed(Other) && Other.File == D.Where.File;
       });
       if (!D.ExternallyVisible && InOwnFile)
         continue;
+      std::string What = TU.Failed ? "could not be analysed"
+                                   : "has errors that may hide code from the analysis";
       Blocker Why{DiagID::ParseError,
-                  "'" + TU.File + "' could not be analysed; it may launch kernel '" +
-                      D.KernelName + "' (give it the right flags, or leave it out)",
+                  "'" + TU.File + "' " + What + "; it may launch kernel '" + D.KernelName +
+                      "' (give it the right flags, or leave it out)",
                   D.Where, {}};
       if (D.Rewrite)
         R.ThePlan.refuseUnit(D.Unit, Why);

@@ -15,6 +15,8 @@ struct UploadGroup {
   std::string BufferKey;
 };
 
+/// A descriptor pointer at namespace or file scope (`static CUtensorMap *d;`).
+bool isFileScopePointer(const clang::VarDecl *V);
 /// Is this reference to the host descriptor a plain read?
 enum class HostRefKind { Read, Write, AddressEscapes };
 HostRefKind classifyHostRef(const clang::DeclRefExpr *R, clang::ParentMap &PM);
@@ -106,7 +108,13 @@ class UploadHelpers : public PassComponent {
 public:
   explicit UploadHelpers(PassContext &P) : PassComponent(P) {}
 
+  /// \p U, or the template of which \p U is an instantiation: one group for
+  /// all its instantiations.
   const UploadGroup &uploadGroup(const clang::FunctionDecl *U);
+  /// Why the file-scope cache \p Cache (a descriptor pointer assigned from
+  /// an upload helper) cannot be followed: another translation unit may use
+  /// it, or a use is outside the plain host functions of this one.
+  std::optional<std::string> fileScopeCacheProblem(const clang::VarDecl *Cache);
 
 private:
   std::map<const clang::FunctionDecl *, UploadGroup> Uploads;
@@ -156,6 +164,7 @@ public:
   FlowAnswer notAVariable(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer launcherParameter(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer staticLocalCache(const LaunchArg &A, LaunchSite &LS);
+  FlowAnswer fileScopeCache(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer notLocal(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer spelledInMacro(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer uploadHelperVariable(const LaunchArg &A, LaunchSite &LS);

@@ -23,6 +23,7 @@ const HostFlow HostFlows[] = {
     {"not a variable", &LaunchArgs::notAVariable},
     {"H7 launcher parameter", &LaunchArgs::launcherParameter},
     {"H8 static cache", &LaunchArgs::staticLocalCache},
+    {"H8 file-scope cache", &LaunchArgs::fileScopeCache},
     {"not a local variable", &LaunchArgs::notLocal},
     {"spelled in a macro", &LaunchArgs::spelledInMacro},
     {"H6 upload-helper variable", &LaunchArgs::uploadHelperVariable},
@@ -137,6 +138,34 @@ FlowAnswer LaunchArgs::staticLocalCache(const LaunchArg &A, LaunchSite &LS) {
   std::optional<CharSourceRange> ArgRange = ST.fileRange(A.Ref->getSourceRange());
   if (!Helper || !ArgRange)
     return FlowAnswer::notMine(); // refused below as not a local variable
+  return passCachedDescriptor(A, Helper, *ArgRange, LS);
+}
+
+// H8 at file scope: `static CUtensorMap *d = nullptr;` assigned from an
+// upload helper in one or more functions of this translation unit and read
+// by launches; the same rewrite as a static local cache.
+FlowAnswer LaunchArgs::fileScopeCache(const LaunchArg &A, LaunchSite &LS) {
+  if (!isFileScopePointer(A.Var))
+    return FlowAnswer::notMine();
+  const FunctionDecl *Helper = nullptr;
+  std::vector<SourceSpan> Users;
+  for (auto &[R, Fn] : Pass.FileScopePointerRefs[A.Var->getCanonicalDecl()])
+    if (Fn && !Fn->isDependentContext()) {
+      if (const FunctionDecl *H = cacheHelper(A.Var, Fn))
+        Helper = H;
+      if (!llvm::is_contained(Users, spanOf(Fn)))
+        Users.push_back(spanOf(Fn));
+    }
+  std::optional<CharSourceRange> ArgRange = ST.fileRange(A.Ref->getSourceRange());
+  if (!Helper || !ArgRange)
+    return FlowAnswer::notMine(); // refused below as not a local variable
+  if (std::optional<std::string> Why = Pass.UploadFlow->fileScopeCacheProblem(A.Var))
+    return refuse(DiagID::HostNotTraceable, *Why, A.Arg->getBeginLoc(),
+                  {{"declared here", ST.point(A.Var->getLocation())}});
+  // An error in any function that assigns or reads it may hide a use.
+  for (const SourceSpan &S : Users)
+    if (!llvm::is_contained(LS.ReliesOn, S))
+      LS.ReliesOn.push_back(S);
   return passCachedDescriptor(A, Helper, *ArgRange, LS);
 }
 

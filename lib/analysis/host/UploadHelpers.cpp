@@ -8,6 +8,8 @@
 #include "../core/CudaApi.h"
 #include "clang/AST/ExprCXX.h"
 
+#include <set>
+
 using namespace clang;
 
 namespace tma::analysis {
@@ -24,9 +26,13 @@ struct HelperBody {
   std::vector<TextEdit> Edits;         // the helper's own edits
 };
 
-/// One upload helper's analysis: the helper, then every caller.
+/// One upload helper's analysis: the helper, then every caller. A
+/// template helper is one group: its text is edited once for all its
+/// instantiations, so every instantiation and every caller of each must
+/// be rewritable, and all must ask for the same edits of the template.
 class UploadAnalysis : public PassComponent {
 public:
+  /// \p U: a plain helper, or the pattern of a template helper.
   UploadAnalysis(PassContext &P, const FunctionDecl *U)
       : PassComponent(P), U(U), UName(U->getQualifiedNameAsString()) {}
 
@@ -36,18 +42,27 @@ public:
 private:
   const FunctionDecl *U;
   std::string UName;
-  HelperBody H;
+  /// U itself, or each instantiation of the template U; canonical.
+  std::vector<const FunctionDecl *> Instances;
+  HelperBody H; // of the instance being checked; at the end, of the first
   DeviceBuffer Group;
   HostUse Whole; // the helper and the callers' declarations: one unit
   std::vector<HostUse> Frees;
+  std::set<const VarDecl *> CheckedCaches;
 
   Blocker why(std::string Msg, SourceLocation At) {
     return Blocker{DiagID::HostNotTraceable, std::move(Msg), ST.point(At), {}};
   }
-  std::optional<Blocker> findHelperBody();
+  bool isInstance(const FunctionDecl *F) const {
+    return F && llvm::is_contained(Instances, F->getCanonicalDecl());
+  }
+  std::optional<Blocker> collectInstances();
+  std::optional<Blocker> checkInstances();
+  std::optional<Blocker> findHelperBody(const FunctionDecl *I);
   std::optional<Blocker> removeHelperUses();
   std::optional<Blocker> checkCopiedDescriptor();
   std::optional<Blocker> editReturnType();
+  std::optional<Blocker> checkCaller(const DeclRefExpr *R, const FunctionDecl *Caller);
   std::optional<Blocker> keepInCache(const CallExpr *Call, const VarDecl *Cache,
                                      const FunctionDecl *Caller);
   std::optional<Blocker> keepInLocal(const DeclRefExpr *R, const CallExpr *Call,
@@ -86,13 +101,60 @@ bool isNullTest(const Stmt *Use, ASTContext &Ctx) {
 
 } // namespace
 
-std::optional<Blocker> UploadAnalysis::findHelperBody() {
+/// The instantiations of a template helper: each instantiated from the
+/// template's own body (an explicit specialization has another text).
+std::optional<Blocker> UploadAnalysis::collectInstances() {
+  const FunctionTemplateDecl *T = U->getDescribedFunctionTemplate();
+  if (!T) {
+    Instances.push_back(U->getCanonicalDecl());
+    return std::nullopt;
+  }
+  for (const FunctionDecl *I : T->getCanonicalDecl()->specializations()) {
+    if (I->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
+      return why("'" + UName + "' has an explicit specialization here; one edit of the template "
+                 "cannot cover its body",
+                 I->getLocation());
+    Instances.push_back(I->getCanonicalDecl());
+  }
+  return std::nullopt;
+}
+
+/// Every instance has the helper's shape and asks for the same edits (of
+/// the template's text, for a template).
+std::optional<Blocker> UploadAnalysis::checkInstances() {
+  std::optional<HelperBody> First;
+  for (const FunctionDecl *I : Instances) {
+    H = HelperBody();
+    std::optional<Blocker> Why = findHelperBody(I);
+    if (!Why)
+      Why = removeHelperUses();
+    if (!Why)
+      Why = checkCopiedDescriptor();
+    if (Why)
+      return Why;
+    if (First && H.Edits != First->Edits)
+      return why("the instantiations of '" + UName + "' differ (here: '" +
+                     I->getNameAsString() + "'); one edit of the template cannot cover them",
+                 I->getPointOfInstantiation());
+    if (!First)
+      First = H;
+  }
+  if (!First)
+    return why("'" + UName + "' is not called", U->getLocation());
+  H = *First;
+  return std::nullopt;
+}
+
+std::optional<Blocker> UploadAnalysis::findHelperBody(const FunctionDecl *I) {
   const FunctionDecl *Def = nullptr;
-  if (!U->hasBody(Def) || !Def || Def->getTemplatedKind() != FunctionDecl::TK_NonTemplate ||
+  bool Instantiated = I->getTemplatedKind() == FunctionDecl::TK_FunctionTemplateSpecialization &&
+                      isTemplateInstantiation(I->getTemplateSpecializationKind());
+  if (!I->hasBody(Def) || !Def ||
+      (Def->getTemplatedKind() != FunctionDecl::TK_NonTemplate && !Instantiated) ||
       isa<CXXMethodDecl>(Def) || Def->hasAttr<CUDADeviceAttr>())
     return why("'" + UName + "' returns the device copy; its body is not a plain host "
                "function visible here",
-               U->getLocation());
+               I->getLocation());
   if (std::optional<std::string> Unseen = callableUnverified(U, "upload helper"))
     return why(*Unseen, U->getLocation());
   const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
@@ -208,7 +270,7 @@ std::optional<Blocker> UploadAnalysis::checkCacheUse(const DeclRefExpr *VR, cons
   if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Q);
       BO && BO->getOpcode() == BO_Assign && BO->getLHS() == C) {
     const auto *RC = dyn_cast<CallExpr>(BO->getRHS()->IgnoreImplicit());
-    if (RC && RC->getDirectCallee() && RC->getDirectCallee()->getCanonicalDecl() == U)
+    if (RC && isInstance(RC->getDirectCallee()))
       return std::nullopt; // this very assignment, or another from the helper
     return why("the cache '" + Cache->getNameAsString() + "' is assigned here other than from '" +
                    UName + "'",
@@ -236,6 +298,16 @@ std::optional<Blocker> UploadAnalysis::keepInCache(const CallExpr *Call, const V
       Ctx.getPrintingPolicy());
   Whole.Removal.push_back(ST.insertBefore(CallText->getBegin(), "new " + Pointee + "("));
   Whole.Removal.push_back(ST.insertBefore(CallText->getEnd(), ")"));
+  if (!CheckedCaches.insert(Cache->getCanonicalDecl()).second)
+    return std::nullopt; // its uses are checked (and its launches counted) once
+  if (!Cache->isStaticLocal()) {
+    if (std::optional<std::string> Why = Pass.UploadFlow->fileScopeCacheProblem(Cache))
+      return why(*Why, Cache->getLocation());
+    for (auto &[VR, Fn] : Pass.FileScopePointerRefs[Cache->getCanonicalDecl()])
+      if (std::optional<Blocker> Why = checkCacheUse(VR, Cache, Fn))
+        return Why;
+    return std::nullopt;
+  }
   for (const DeclRefExpr *VR : index(Caller).Refs[Cache])
     if (std::optional<Blocker> Why = checkCacheUse(VR, Cache, Caller))
       return Why;
@@ -304,18 +376,21 @@ std::optional<Blocker> UploadAnalysis::keepInLocal(const DeclRefExpr *R, const C
   return std::nullopt;
 }
 
-/// The static local pointer, starting null, that `Call` is assigned to
-/// (`cache = helper(...)` in \p Caller), or null.
-static const VarDecl *staticCacheOf(const CallExpr *Call, const Stmt *Up,
-                                    const FunctionDecl *Caller, ASTContext &Ctx) {
+/// The cache, starting null, that `Call` is assigned to (`cache =
+/// helper(...)` in \p Caller): a static local of the caller, or a pointer at
+/// file scope; or null.
+static const VarDecl *cacheOf(const CallExpr *Call, const Stmt *Up, const FunctionDecl *Caller,
+                              ASTContext &Ctx) {
   const auto *BO = dyn_cast_or_null<BinaryOperator>(Up);
   if (!Call || !BO || BO->getOpcode() != BO_Assign || BO->getRHS()->IgnoreImplicit() != Call)
     return nullptr;
   const auto *LR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens());
   const auto *LV = LR ? dyn_cast<VarDecl>(LR->getDecl()) : nullptr;
-  if (!LV || !LV->isStaticLocal() || LV->getDeclContext() != Caller ||
-      (LV->getInit() &&
-       !LV->getInit()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull)))
+  if (!LV || !(LV->isStaticLocal() ? LV->getDeclContext() == Caller : isFileScopePointer(LV)))
+    return nullptr;
+  const VarDecl *Def = LV->getDefinition() ? LV->getDefinition() : LV;
+  if (Def->getInit() &&
+      !Def->getInit()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
     return nullptr;
   return LV;
 }
@@ -341,9 +416,25 @@ void UploadAnalysis::assembleGroup() {
   llvm::append_range(Group.Uses, Frees);
 }
 
+/// One use of the helper (of an instance): the initialiser of a local
+/// variable (H6) or an assignment to a cache (H8).
+std::optional<Blocker> UploadAnalysis::checkCaller(const DeclRefExpr *R,
+                                                   const FunctionDecl *Caller) {
+  const CallExpr *Call = directCallOf(R, Caller);
+  const Stmt *Up = Call ? parent(Caller, Call) : nullptr;
+  while (Up && isa<ExprWithCleanups, ImplicitCastExpr>(Up))
+    Up = parent(Caller, Up);
+  const auto *DS = dyn_cast_or_null<DeclStmt>(Up);
+  const VarDecl *CV = DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
+  const VarDecl *Cache = cacheOf(Call, Up, Caller, Ctx);
+  if (Cache && !Caller->hasAttr<CUDADeviceAttr>() && !Caller->hasAttr<CUDAGlobalAttr>())
+    return keepInCache(Call, Cache, Caller);
+  return keepInLocal(R, Call, CV, Caller);
+}
+
 std::optional<Blocker> UploadAnalysis::run(std::string &BufferKey) {
-  for (auto Step : {&UploadAnalysis::findHelperBody, &UploadAnalysis::removeHelperUses,
-                    &UploadAnalysis::checkCopiedDescriptor, &UploadAnalysis::editReturnType})
+  for (auto Step : {&UploadAnalysis::collectInstances, &UploadAnalysis::checkInstances,
+                    &UploadAnalysis::editReturnType})
     if (std::optional<Blocker> Why = (this->*Step)())
       return Why;
   Group.Key = "upload:" + H.Inner.Key;
@@ -352,32 +443,61 @@ std::optional<Blocker> UploadAnalysis::run(std::string &BufferKey) {
   Whole.Kind = HostUseKind::Declaration;
   Whole.Where = Group.Where;
   Whole.What = "upload helper '" + UName + "'";
-  auto Calls = Pass.UploadRefs.find(U);
-  if (Calls == Pass.UploadRefs.end())
-    return why("'" + UName + "' is not called", U->getLocation());
-  for (auto &[R, Caller] : Calls->second) {
-    const CallExpr *Call = directCallOf(R, Caller);
-    const Stmt *Up = Call ? parent(Caller, Call) : nullptr;
-    while (Up && isa<ExprWithCleanups, ImplicitCastExpr>(Up))
-      Up = parent(Caller, Up);
-    const auto *DS = dyn_cast_or_null<DeclStmt>(Up);
-    const VarDecl *CV =
-        DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
-    const VarDecl *Cache = staticCacheOf(Call, Up, Caller, Ctx);
-    std::optional<Blocker> Why =
-        Cache && !Caller->hasAttr<CUDADeviceAttr>() && !Caller->hasAttr<CUDAGlobalAttr>()
-            ? keepInCache(Call, Cache, Caller)
-            : keepInLocal(R, Call, CV, Caller);
-    if (Why)
-      return Why;
+  bool Called = false;
+  for (const FunctionDecl *I : Instances) {
+    auto Calls = Pass.UploadRefs.find(I);
+    if (Calls == Pass.UploadRefs.end())
+      continue;
+    Called = true;
+    for (auto &[R, Caller] : Calls->second)
+      if (std::optional<Blocker> Why = checkCaller(R, Caller))
+        return Why;
   }
+  if (!Called)
+    return why("'" + UName + "' is not called", U->getLocation());
   assembleGroup();
   BufferKey = Group.Key;
   Out.Buffers.push_back(std::move(Group));
   return std::nullopt;
 }
 
+bool isFileScopePointer(const VarDecl *V) {
+  return V->hasGlobalStorage() && !V->isStaticLocal() &&
+         V->getDeclContext()->getRedeclContext()->isFileContext() &&
+         isDescriptorPointer(V->getType());
+}
+
+std::optional<std::string> UploadHelpers::fileScopeCacheProblem(const VarDecl *Cache) {
+  std::string Name = "'" + Cache->getQualifiedNameAsString() + "'";
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (Cache->isExternallyVisible())
+    return "the file-scope cache " + Name +
+           " has external linkage: another translation unit may use it through 'extern' (make "
+           "it static, or put it in an anonymous namespace; following it across the whole "
+           "program is not supported)";
+  if (llvm::any_of(Cache->redecls(), [&](const VarDecl *D) {
+        return SM.getFileID(SM.getExpansionLoc(D->getLocation())) != SM.getMainFileID();
+      }))
+    return "the file-scope cache " + Name +
+           " is declared in a header: each translation unit including it has its own, which "
+           "is not followed here";
+  for (auto &[R, Fn] : Pass.FileScopePointerRefs[Cache->getCanonicalDecl()]) {
+    if (!Fn)
+      return "the file-scope cache " + Name + " is used here outside a function";
+    if (Fn->isTemplateInstantiation() || Fn->isDependentContext())
+      return "the file-scope cache " + Name + " is used in template '" +
+             Fn->getQualifiedNameAsString() + "'; its uses there are not followed";
+    if (Fn->hasAttr<CUDADeviceAttr>() || Fn->hasAttr<CUDAGlobalAttr>())
+      return "the file-scope cache " + Name + " is used in device code ('" +
+             Fn->getQualifiedNameAsString() + "')";
+  }
+  return std::nullopt;
+}
+
 const UploadGroup &UploadHelpers::uploadGroup(const FunctionDecl *U) {
+  // An instantiation of a template helper is decided with its template.
+  if (const FunctionTemplateDecl *T = U->getPrimaryTemplate())
+    U = T->getCanonicalDecl()->getTemplatedDecl();
   U = U->getCanonicalDecl();
   auto Known = Uploads.find(U);
   if (Known != Uploads.end())

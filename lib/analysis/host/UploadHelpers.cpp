@@ -462,7 +462,10 @@ std::optional<Blocker> UploadAnalysis::run(std::string &BufferKey) {
 }
 
 bool isFileScopePointer(const VarDecl *V) {
-  return V->hasGlobalStorage() && !V->isStaticLocal() &&
+  // A __device__/__constant__/__managed__ pointer lives on the device: not a
+  // host cache.
+  return V->hasGlobalStorage() && !V->isStaticLocal() && !V->hasAttr<CUDADeviceAttr>() &&
+         !V->hasAttr<CUDAConstantAttr>() &&
          V->getDeclContext()->getRedeclContext()->isFileContext() &&
          isDescriptorPointer(V->getType());
 }

@@ -240,20 +240,32 @@ std::optional<Blocker> UploadAnalysis::editReturnType() {
   return std::nullopt;
 }
 
-/// \p S is a launch that passes \p VR as descriptors: one use per slot.
+/// \p S is a launch that passes \p VR as descriptors: one use per slot, and
+/// per kernel an accepted function-pointer launch may run (K4).
 bool UploadAnalysis::launchUses(const Stmt *S, const DeclRefExpr *VR) {
-  std::optional<KernelLaunch> L = asLaunch(S);
   bool Slot = false;
+  auto Use = [&](const FunctionDecl *K, unsigned J) {
+    HostUse LU;
+    LU.Kind = HostUseKind::Launch;
+    LU.Where = ST.point(VR->getBeginLoc());
+    LU.What = "launch of '" + patternOf(K)->getQualifiedNameAsString() + "'";
+    LU.ParamKey = paramKey(K, J);
+    Group.Uses.push_back(LU);
+    Slot = true;
+  };
+  if (auto PL = Pass.PointerTargets.find(dyn_cast_or_null<CUDAKernelCallExpr>(S));
+      S && PL != Pass.PointerTargets.end()) {
+    for (unsigned J = 0; J < PL->first->getNumArgs(); ++J)
+      if (PL->first->getArg(J)->IgnoreParenImpCasts() == VR)
+        for (const FunctionDecl *K : PL->second)
+          if (llvm::is_contained(descriptorParamIndexes(K), J))
+            Use(K, J);
+    return Slot;
+  }
+  std::optional<KernelLaunch> L = asLaunch(S);
   for (unsigned J : L ? descriptorParamIndexes(L->Kernel) : std::vector<unsigned>())
-    if (J < L->Args.size() && L->Args[J]->IgnoreParenImpCasts() == VR) {
-      HostUse LU;
-      LU.Kind = HostUseKind::Launch;
-      LU.Where = ST.point(VR->getBeginLoc());
-      LU.What = "launch of '" + patternOf(L->Kernel)->getQualifiedNameAsString() + "'";
-      LU.ParamKey = paramKey(L->Kernel, J);
-      Group.Uses.push_back(LU);
-      Slot = true;
-    }
+    if (J < L->Args.size() && L->Args[J]->IgnoreParenImpCasts() == VR)
+      Use(L->Kernel, J);
   return Slot;
 }
 

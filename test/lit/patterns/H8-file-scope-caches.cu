@@ -60,10 +60,12 @@ void scale_large(const float *src, float *dst, int n) {
 // CHECK-FIXES: {{^}}    cached_large = new CUtensorMap(make_map<128>(src, n));
 // CHECK-FIXES-NEXT: {{^}}  scale<<<2, 128>>>(*cached_large, dst);
 
-// Another launcher reads the cache the first one filled.
+// Another launcher reads the cache the first one filled, launching through
+// a function pointer (K4).
 void scale_again(float *dst) {
+  auto *launch = scale;
   if (cached_small)
-    scale<<<1, 64>>>(cached_small, dst);
+    launch<<<1, 64>>>(cached_small, dst);
 }
-// CHECK-FIXES: {{^}}    scale<<<1, 64>>>(*cached_small, dst);
+// CHECK-FIXES: {{^}}    launch<<<1, 64>>>(*cached_small, dst);
 // CHECK-MESSAGES: 1 kernel rewritten, 0 refused (descriptors: 1 by value, 0 refused); 3 launches changed, 1 copy removed (1 alloc, 0 free), 1 fence removed

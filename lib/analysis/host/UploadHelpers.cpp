@@ -85,6 +85,15 @@ std::optional<CharSourceRange> starOf(TypeLoc TL, SourceText &ST) {
   return ST.fileRange(SourceRange(PTL.getStarLoc(), PTL.getStarLoc()));
 }
 
+/// What a use that is neither a launch nor \p Allowed is: a launch
+/// through a function pointer that is not followed (K4 refused it), or
+/// something else.
+std::string otherUse(const Stmt *Use, llvm::StringRef Allowed) {
+  if (isa_and_nonnull<CUDAKernelCallExpr>(Use))
+    return "passed here to a launch through a function pointer that is not followed";
+  return "used here other than in a launch or " + Allowed.str();
+}
+
 /// Is \p S (through parentheses) a null pointer constant test of the
 /// pointer: `!d`, `if (d)`, `d == nullptr`?
 bool isNullTest(const Stmt *Use, ASTContext &Ctx) {
@@ -296,7 +305,7 @@ std::optional<Blocker> UploadAnalysis::checkCacheUse(const DeclRefExpr *VR, cons
   if (isNullTest(Use, Ctx) || launchUses(Use, VR))
     return std::nullopt;
   return why("the cache '" + Cache->getNameAsString() + "', which holds the result of '" + UName +
-                 "', is used here other than in a launch or a null test",
+                 "', is " + otherUse(Use, "a null test"),
              VR->getBeginLoc());
 }
 
@@ -350,7 +359,7 @@ std::optional<Blocker> UploadAnalysis::checkLocalUse(const DeclRefExpr *VR, cons
   if (!FreeCall || FreeCall->getNumArgs() < 1 || FreeCall->getArg(0) != C ||
       !cudaApi(FreeName, ApiRole::Free))
     return why("'" + CV->getNameAsString() + "', which holds the result of '" + UName +
-                   "', is used here other than in a launch or a free",
+                   "', is " + otherUse(Q, "a free"),
                VR->getBeginLoc());
   HostUse FU;
   FU.Kind = HostUseKind::Free;

@@ -65,6 +65,12 @@ public:
   bool VisitDeclRefExpr(DeclRefExpr *R) {
     if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); isConstantDescriptor(V))
       A.ConstantRefs[V->getCanonicalDecl()].push_back({R, Stack.empty() ? nullptr : Stack.back()});
+    if (const auto *V = dyn_cast<VarDecl>(R->getDecl());
+        V && V->hasGlobalStorage() && !V->isStaticLocal() &&
+        V->getDeclContext()->getRedeclContext()->isFileContext() &&
+        isDescriptorPointer(V->getType()))
+      A.FileScopePointerRefs[V->getCanonicalDecl()].push_back(
+          {R, Stack.empty() ? nullptr : Stack.back()});
     auto *FD = dyn_cast<FunctionDecl>(R->getDecl());
     if (isKernel(FD))
       A.KernelRefs.push_back({R, Stack.empty() ? nullptr : Stack.back()});

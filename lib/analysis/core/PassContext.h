@@ -100,6 +100,11 @@ struct PassContext {
   std::map<const clang::FunctionDecl *,
            std::vector<std::pair<const clang::DeclRefExpr *, const clang::FunctionDecl *>>>
       LauncherRefs;
+  /// References to file-scope descriptor pointers (`static CUtensorMap *d;`,
+  /// caches of H8), with the function holding each (null outside one).
+  std::map<const clang::VarDecl *,
+           std::vector<std::pair<const clang::DeclRefExpr *, const clang::FunctionDecl *>>>
+      FileScopePointerRefs;
   /// Calls of the argument-array launch APIs (H4), resolved in run().
   std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> ArrayLaunchCalls;
 

@@ -61,6 +61,123 @@ static bool isWholeDescriptorCopy(const CallExpr *Call, const CudaApi &Api, ASTC
           (Kind.Val.getInt() == 1 /*HostToDevice*/ || Kind.Val.getInt() == 4 /*Default*/));
 }
 
+/// The declaration of buffer \p V, removable when it initialises nothing
+/// (with its siblings in one statement: the planner checks they all go).
+HostUse HostBuffers::declarationUse(const VarDecl *V, const FunctionDecl *Fn,
+                                    const DeviceBuffer &B) {
+  HostUse U;
+  U.Kind = HostUseKind::Declaration;
+  U.Where = B.Where;
+  U.What = "declaration of '" + B.Name + "'";
+  const DeclStmt *DS = declStmtOf(V, Fn);
+  const Expr *Init = V->getInit();
+  bool TrivialInit = !Init || Init->IgnoreParenImpCasts()->isNullPointerConstant(
+                                  Ctx, Expr::NPC_ValueDependentIsNotNull) != Expr::NPCK_NotNull;
+  if (!DS || !TrivialInit || !isa_and_nonnull<CompoundStmt>(parent(Fn, DS)))
+    return U;
+  // `CUtensorMap *d_a = nullptr, *d_b = nullptr;`: the statement goes
+  // when every variable it declares goes (the planner checks that).
+  for (const Decl *D : DS->decls())
+    if (D != V) {
+      const auto *Other = dyn_cast<VarDecl>(D);
+      if (!Other) {
+        U.SharedWith.clear();
+        return U;
+      }
+      SourcePoint OP = ST.point(Other->getLocation());
+      U.SharedWith.push_back(OP.File + ":" + std::to_string(OP.Offset));
+    }
+  if (std::optional<TextEdit> E = ST.removeStatement(DS->getSourceRange()))
+    U.Removal.push_back(*E);
+  if (U.Removal.empty())
+    U.SharedWith.clear();
+  return U;
+}
+
+namespace {
+/// Where a reference to a buffer sits: the expression it is, with its
+/// address taken and casts climbed (Cur), and what holds that (P).
+struct UseSite {
+  const Stmt *Cur;
+  const Stmt *P;
+  bool AddrTaken;
+};
+} // namespace
+
+/// A launch use of \p U: launch of kernel \p K's descriptor parameter \p I.
+static void setLaunch(HostUse &U, const FunctionDecl *K, unsigned I, llvm::StringRef What) {
+  U.Kind = HostUseKind::Launch;
+  U.What = What.str();
+  U.ParamKey = paramKey(K, I);
+}
+
+static std::string launchOf(const FunctionDecl *K) {
+  return "launch of '" + patternOf(K)->getQualifiedNameAsString() + "'";
+}
+
+HostUse HostBuffers::classifyBufferUse(const VarDecl *V, const DeclRefExpr *R,
+                                       const FunctionDecl *Fn, DeviceBuffer &B) {
+  HostUse U;
+  U.Where = ST.point(R->getBeginLoc());
+  U.Kind = HostUseKind::Other;
+  U.What = "use of '" + B.Name + "'";
+  UseSite S{R, parent(Fn, R), false};
+  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(S.P); UO && UO->getOpcode() == UO_AddrOf) {
+    S.AddrTaken = true;
+    S.Cur = UO;
+    S.P = parent(Fn, UO);
+  }
+  while (S.P && (isa<ParenExpr>(S.P) || isa<ImplicitCastExpr>(S.P) || isa<ExplicitCastExpr>(S.P))) {
+    S.Cur = S.P;
+    S.P = parent(Fn, S.P);
+  }
+  const auto *Call = dyn_cast_or_null<CallExpr>(S.P);
+  std::optional<std::pair<const FunctionDecl *, unsigned>> Forwarded;
+  if (Call && !S.AddrTaken && Call->getDirectCallee())
+    for (unsigned J = 0; J < Call->getNumArgs(); ++J)
+      if (Call->getArg(J) == S.Cur && !isKernel(Call->getDirectCallee()) &&
+          llvm::is_contained(descriptorParamIndexes(Call->getDirectCallee()), J))
+        Forwarded = Pass.LauncherFlow->launcherTarget(Call->getDirectCallee(), J);
+  if (Forwarded) {
+    setLaunch(U, Forwarded->first, Forwarded->second,
+              "call of launcher '" + calleeName(Call) + "'");
+  } else if (auto Slot = Pass.ArraySlots.find(R); Slot != Pass.ArraySlots.end()) {
+    setLaunch(U, Slot->second.first, Slot->second.second, launchOf(Slot->second.first));
+  } else if (auto PL = Pass.PointerTargets.find(dyn_cast_or_null<CUDAKernelCallExpr>(S.P));
+             S.P && PL != Pass.PointerTargets.end()) {
+    // One launch of each kernel the pointer may hold (K4).
+    for (unsigned I = 0; I < PL->first->getNumArgs(); ++I)
+      if (PL->first->getArg(I) == S.Cur && !S.AddrTaken)
+        for (const FunctionDecl *K : PL->second)
+          if (I < K->getNumParams() && isDescriptorPointer(K->getParamDecl(I)->getType())) {
+            if (U.Kind == HostUseKind::Launch)
+              B.Uses.push_back(U);
+            setLaunch(U, K, I, launchOf(K));
+          }
+  } else if (std::optional<KernelLaunch> KL = asLaunch(S.P)) {
+    const FunctionDecl *K = KL->Kernel;
+    for (unsigned I = 0; I < KL->Args.size(); ++I)
+      if (KL->Args[I] == S.Cur && !S.AddrTaken && I < K->getNumParams() &&
+          isDescriptorPointer(K->getParamDecl(I)->getType()))
+        setLaunch(U, K, I, launchOf(K));
+  } else if (const CudaApi *Api = cudaApiOf(Call);
+             Api && Call->getNumArgs() > 0 && Call->getArg(0) == S.Cur) {
+    if (S.AddrTaken && Api->Role == ApiRole::Alloc)
+      U.Kind = HostUseKind::Alloc;
+    else if (!S.AddrTaken && Api->Role == ApiRole::Free)
+      U.Kind = HostUseKind::Free;
+    else if (!S.AddrTaken && isWholeDescriptorCopy(Call, *Api, Ctx)) {
+      U.Kind = HostUseKind::Copy;
+      Pass.BufferCopies[V].push_back({Call, topStatement(Call, Fn)});
+    }
+    if (U.Kind != HostUseKind::Other) {
+      U.What = driverBaseName(calleeName(Call)).str();
+      U.Removal = removeHostCall(Call, Fn);
+    }
+  }
+  return U;
+}
+
 DeviceBuffer &HostBuffers::bufferFacts(const VarDecl *V, const FunctionDecl *Fn) {
   auto It = BufferSlot.find(V);
   if (It != BufferSlot.end())
@@ -69,122 +186,15 @@ DeviceBuffer &HostBuffers::bufferFacts(const VarDecl *V, const FunctionDecl *Fn)
   B.Where = ST.point(V->getLocation());
   B.Key = B.Where.File + ":" + std::to_string(B.Where.Offset);
   B.Name = V->getNameAsString();
-  std::vector<CopyInfo> &Copies = Pass.BufferCopies[V];
+  Pass.BufferCopies[V]; // known, even with no copy
   std::vector<const Stmt *> &Others = Pass.BufferOtherUses[V];
-
-  // The declaration.
-  {
-    HostUse U;
-    U.Kind = HostUseKind::Declaration;
-    U.Where = B.Where;
-    U.What = "declaration of '" + B.Name + "'";
-    const DeclStmt *DS = declStmtOf(V, Fn);
-    const Expr *Init = V->getInit();
-    bool TrivialInit = !Init || Init->IgnoreParenImpCasts()->isNullPointerConstant(
-                                    Ctx, Expr::NPC_ValueDependentIsNotNull) != Expr::NPCK_NotNull;
-    if (DS && TrivialInit && isa_and_nonnull<CompoundStmt>(parent(Fn, DS))) {
-      // `CUtensorMap *d_a = nullptr, *d_b = nullptr;`: the statement goes
-      // when every variable it declares goes (the planner checks that).
-      bool SiblingsPlain = true;
-      for (const Decl *D : DS->decls())
-        if (D != V) {
-          const auto *Other = dyn_cast<VarDecl>(D);
-          if (!Other) {
-            SiblingsPlain = false;
-            break;
-          }
-          SourcePoint OP = ST.point(Other->getLocation());
-          U.SharedWith.push_back(OP.File + ":" + std::to_string(OP.Offset));
-        }
-      if (SiblingsPlain)
-        if (std::optional<TextEdit> E = ST.removeStatement(DS->getSourceRange()))
-          U.Removal.push_back(*E);
-      if (U.Removal.empty())
-        U.SharedWith.clear();
-    }
-    B.Uses.push_back(std::move(U));
-  }
-
+  B.Uses.push_back(declarationUse(V, Fn, B));
   auto RefsIt = index(Fn).Refs.find(V);
   if (RefsIt != index(Fn).Refs.end())
     for (const DeclRefExpr *R : RefsIt->second) {
       if (inUnevaluatedOperand(R, Fn))
         continue; // sizeof(*d) reads nothing
-      HostUse U;
-      U.Where = ST.point(R->getBeginLoc());
-      U.Kind = HostUseKind::Other;
-      U.What = "use of '" + B.Name + "'";
-      const Stmt *Cur = R;
-      const Stmt *P = parent(Fn, Cur);
-      auto Climb = [&] {
-        while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P))) {
-          Cur = P;
-          P = parent(Fn, P);
-        }
-      };
-      const CallExpr *Call = nullptr;
-      bool AddrTaken = false;
-      if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P);
-          UO && UO->getOpcode() == UO_AddrOf) {
-        AddrTaken = true;
-        Cur = UO;
-        P = parent(Fn, UO);
-      }
-      Climb();
-      Call = dyn_cast_or_null<CallExpr>(P);
-      std::string Name = Call ? driverBaseName(calleeName(Call)).str() : "";
-      bool FirstArg = Call && Call->getNumArgs() > 0 && Call->getArg(0) == Cur;
-      std::optional<std::pair<const FunctionDecl *, unsigned>> Forwarded;
-      if (const auto *LC = dyn_cast_or_null<CallExpr>(P); LC && !AddrTaken && LC->getDirectCallee())
-        for (unsigned J = 0; J < LC->getNumArgs(); ++J)
-          if (LC->getArg(J) == Cur && !isKernel(LC->getDirectCallee()) &&
-              llvm::is_contained(descriptorParamIndexes(LC->getDirectCallee()), J))
-            Forwarded = Pass.LauncherFlow->launcherTarget(LC->getDirectCallee(), J);
-      if (Forwarded) {
-        U.Kind = HostUseKind::Launch;
-        U.What = "call of launcher '" + calleeName(cast<CallExpr>(P)) + "'";
-        U.ParamKey = paramKey(Forwarded->first, Forwarded->second);
-      } else if (auto Slot = Pass.ArraySlots.find(R); Slot != Pass.ArraySlots.end()) {
-        U.Kind = HostUseKind::Launch;
-        U.What = "launch of '" + patternOf(Slot->second.first)->getQualifiedNameAsString() + "'";
-        U.ParamKey = paramKey(Slot->second.first, Slot->second.second);
-      } else if (auto PL = Pass.PointerTargets.find(dyn_cast_or_null<CUDAKernelCallExpr>(P));
-                 P && PL != Pass.PointerTargets.end()) {
-        // One launch of each kernel the pointer may hold (K4).
-        for (unsigned I = 0; I < PL->first->getNumArgs(); ++I)
-          if (PL->first->getArg(I) == Cur && !AddrTaken)
-            for (const FunctionDecl *K : PL->second)
-              if (I < K->getNumParams() && isDescriptorPointer(K->getParamDecl(I)->getType())) {
-                if (U.Kind == HostUseKind::Launch)
-                  B.Uses.push_back(U);
-                U.Kind = HostUseKind::Launch;
-                U.What = "launch of '" + patternOf(K)->getQualifiedNameAsString() + "'";
-                U.ParamKey = paramKey(K, I);
-              }
-      } else if (std::optional<KernelLaunch> KL = asLaunch(P)) {
-        const FunctionDecl *K = KL->Kernel;
-        for (unsigned I = 0; I < KL->Args.size(); ++I)
-          if (KL->Args[I] == Cur && !AddrTaken && I < K->getNumParams() &&
-              isDescriptorPointer(K->getParamDecl(I)->getType())) {
-            U.Kind = HostUseKind::Launch;
-            U.What = "launch of '" + patternOf(K)->getQualifiedNameAsString() + "'";
-            U.ParamKey = paramKey(K, I);
-          }
-      } else if (const CudaApi *Api = cudaApiOf(Call); Api && FirstArg) {
-        if (AddrTaken && Api->Role == ApiRole::Alloc)
-          U.Kind = HostUseKind::Alloc;
-        else if (!AddrTaken && Api->Role == ApiRole::Free)
-          U.Kind = HostUseKind::Free;
-        else if (!AddrTaken && isWholeDescriptorCopy(Call, *Api, Ctx)) {
-          U.Kind = HostUseKind::Copy;
-          Copies.push_back({Call, topStatement(Call, Fn)});
-        }
-      }
-      if (U.Kind == HostUseKind::Alloc || U.Kind == HostUseKind::Copy ||
-          U.Kind == HostUseKind::Free) {
-        U.What = Name;
-        U.Removal = removeHostCall(Call, Fn);
-      }
+      HostUse U = classifyBufferUse(V, R, Fn, B);
       if (U.Kind == HostUseKind::Other)
         Others.push_back(R);
       B.Uses.push_back(std::move(U));
@@ -192,6 +202,42 @@ DeviceBuffer &HostBuffers::bufferFacts(const VarDecl *V, const FunctionDecl *Fn)
   BufferSlot[V] = Out.Buffers.size();
   Out.Buffers.push_back(std::move(B));
   return Out.Buffers.back();
+}
+
+const CopyInfo *HostBuffers::reachingCopy(const VarDecl *V, const Stmt *Launch,
+                                          const FunctionDecl *Fn) {
+  const CopyInfo *Reaching = nullptr;
+  for (const CopyInfo &C : Pass.BufferCopies[V]) {
+    if (!runsWhenReached(C.Call, C.Top, Fn))
+      continue; // under a condition or in a loop body: it may not run
+    const Stmt *Block = parent(Fn, C.Top);
+    if (!Block || !isAncestor(Block, Launch, Fn) || isAncestor(C.Top, Launch, Fn))
+      continue;
+    if (offsetOf(C.Top->getEndLoc()) >= offsetOf(Launch->getBeginLoc()))
+      continue;
+    if (!Reaching || offsetOf(C.Top->getBeginLoc()) > offsetOf(Reaching->Top->getBeginLoc()))
+      Reaching = &C;
+  }
+  return Reaching;
+}
+
+std::optional<Blocker> HostBuffers::changedBetween(const VarDecl *V, const CopyInfo &Reaching,
+                                                   const Stmt *Launch, const FunctionDecl *Fn) {
+  std::vector<Note> CopyNote{{"copied here", ST.point(Reaching.Call->getBeginLoc())}};
+  std::string Name = V->getNameAsString();
+  for (const CopyInfo &C : Pass.BufferCopies[V])
+    if (&C != &Reaching && between(Reaching.Top, Launch, C.Call, Fn))
+      return Blocker{DiagID::HostNotTraceable,
+                     "'" + Name + "' is copied again between the copy and the launch",
+                     ST.point(C.Call->getBeginLoc()), CopyNote};
+  for (const Stmt *O : Pass.BufferOtherUses[V])
+    if (between(Reaching.Top, Launch, O, Fn))
+      return Blocker{DiagID::HostNotTraceable,
+                     "'" + Name +
+                         "' is used between the copy and the launch; it may no longer hold the "
+                         "copied value",
+                     ST.point(O->getBeginLoc()), CopyNote};
+  return std::nullopt;
 }
 
 } // namespace tma::analysis

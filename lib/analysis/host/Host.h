@@ -17,6 +17,8 @@ struct UploadGroup {
   std::string BufferKey;
 };
 
+/// A descriptor pointer at namespace or file scope (`static CUtensorMap *d;`).
+bool isFileScopePointer(const clang::VarDecl *V);
 /// Is this reference to the host descriptor a plain read?
 enum class HostRefKind { Read, Write, AddressEscapes };
 HostRefKind classifyHostRef(const clang::DeclRefExpr *R, clang::ParentMap &PM);
@@ -46,9 +48,23 @@ public:
                                           clang::SourceLocation ArgLoc,
                                           llvm::StringRef CopiedInto,
                                           std::string &HostDescriptor);
+  /// The copy into \p V that reaches \p Launch: it always runs, in a block
+  /// around the launch, before it (the last such); or null.
+  const CopyInfo *reachingCopy(const clang::VarDecl *V, const clang::Stmt *Launch,
+                               const clang::FunctionDecl *Fn);
+  /// Why \p V may no longer hold what \p Reaching copied when \p Launch
+  /// runs: copied again, or used, in between; none when it still does.
+  std::optional<Blocker> changedBetween(const clang::VarDecl *V, const CopyInfo &Reaching,
+                                        const clang::Stmt *Launch,
+                                        const clang::FunctionDecl *Fn);
 
 private:
   std::map<const clang::VarDecl *, size_t> BufferSlot;
+  /// One use of \p V in \p Fn (reference \p R), classified.
+  HostUse classifyBufferUse(const clang::VarDecl *V, const clang::DeclRefExpr *R,
+                            const clang::FunctionDecl *Fn, DeviceBuffer &B);
+  HostUse declarationUse(const clang::VarDecl *V, const clang::FunctionDecl *Fn,
+                         const DeviceBuffer &B);
 };
 
 /// H4: launches through argument arrays (`cudaLaunchKernel`,
@@ -114,14 +130,45 @@ class UploadHelpers : public PassComponent {
 public:
   explicit UploadHelpers(PassContext &P) : PassComponent(P) {}
 
+  /// \p U, or the template of which \p U is an instantiation: one group for
+  /// all its instantiations.
   const UploadGroup &uploadGroup(const clang::FunctionDecl *U);
+  /// Why the file-scope cache \p Cache (a descriptor pointer assigned from
+  /// an upload helper) cannot be followed: another translation unit may use
+  /// it, or a use is outside the plain host functions of this one.
+  std::optional<std::string> fileScopeCacheProblem(const clang::VarDecl *Cache);
 
 private:
   std::map<const clang::FunctionDecl *, UploadGroup> Uploads;
 };
 
+/// One descriptor argument of a launch, as the host flows see it.
+struct LaunchArg {
+  const KernelLaunch &KL;
+  unsigned Index;
+  const clang::FunctionDecl *Fn; // the function holding the launch
+  unsigned Depth;                // launchers it went through
+  const std::vector<TextEdit> &Extra; // edits that go with it (launcher parameters)
+  const clang::Expr *Arg;
+  const clang::DeclRefExpr *Ref; // Arg names a variable: the reference, or null
+  const clang::VarDecl *Var;     // ... and the variable, or null
+};
+
+/// What a host flow says about a launch argument: not its flow, refused
+/// (Why), accepted (the LaunchSite it filled in), or forwarded to the
+/// callers of a launcher (their launch sites stand for it).
+struct FlowAnswer {
+  enum Kind { NotMine, Accepted, Refused, Forwarded } Verdict;
+  std::optional<Blocker> Why;
+  static FlowAnswer notMine() { return {NotMine, std::nullopt}; }
+  static FlowAnswer accepted() { return {Accepted, std::nullopt}; }
+  static FlowAnswer forwarded() { return {Forwarded, std::nullopt}; }
+  static FlowAnswer refused(Blocker B) { return {Refused, std::move(B)}; }
+};
+
 /// Every descriptor argument of every launch, traced to its host
-/// descriptor through the flows above (host/LaunchArgs.cpp).
+/// descriptor through the flows above (host/LaunchArgs.cpp): one ordered
+/// registry of flows, each asked in turn until one claims the argument.
 class LaunchArgs : public PassComponent {
 public:
   explicit LaunchArgs(PassContext &P) : PassComponent(P) {}
@@ -132,6 +179,26 @@ public:
   /// (the launchers' parameter types).
   void analyzeLaunchArg(const KernelLaunch &KL, unsigned I, const clang::FunctionDecl *Fn,
                         unsigned Depth, const std::vector<TextEdit> &Extra);
+
+  // The host flows, in the order of the registry in LaunchArgs.cpp. Each
+  // fills \p LS when it accepts the argument.
+  FlowAnswer launchedFromDevice(const LaunchArg &A, LaunchSite &LS);
+  FlowAnswer notAVariable(const LaunchArg &A, LaunchSite &LS);
+  FlowAnswer launcherParameter(const LaunchArg &A, LaunchSite &LS);
+  FlowAnswer staticLocalCache(const LaunchArg &A, LaunchSite &LS);
+  FlowAnswer fileScopeCache(const LaunchArg &A, LaunchSite &LS);
+  FlowAnswer notLocal(const LaunchArg &A, LaunchSite &LS);
+  FlowAnswer spelledInMacro(const LaunchArg &A, LaunchSite &LS);
+  FlowAnswer uploadHelperVariable(const LaunchArg &A, LaunchSite &LS);
+  FlowAnswer deviceBuffer(const LaunchArg &A, LaunchSite &LS);
+
+private:
+  FlowAnswer refuse(DiagID ID, std::string Msg, clang::SourceLocation At,
+                    std::vector<Note> Notes = {});
+  const clang::FunctionDecl *cacheHelper(const clang::VarDecl *Cache,
+                                         const clang::FunctionDecl *Fn);
+  FlowAnswer passCachedDescriptor(const LaunchArg &A, const clang::FunctionDecl *Helper,
+                                  const clang::CharSourceRange &ArgRange, LaunchSite &LS);
 };
 
 /// H12: `__constant__ CUtensorMap` symbols filled by cudaMemcpyToSymbol

@@ -1,5 +1,7 @@
 // Every descriptor argument of every launch, traced back to its host
-// descriptor through the host flows (launcher, cache, upload helper, buffer).
+// descriptor through the host flows. The flows form one ordered registry
+// (HostFlows below): each is asked in turn, and the first that claims the
+// argument decides it. Adding a flow: one function, one registry line.
 #include "Host.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -8,6 +10,27 @@ using namespace clang;
 
 namespace tma::analysis {
 
+namespace {
+using Flow = FlowAnswer (LaunchArgs::*)(const LaunchArg &, LaunchSite &);
+/// The host flows in catalogue order; the first that claims an argument
+/// decides it, so the refusals that guard the later flows come before them.
+struct HostFlow {
+  const char *Name;
+  Flow Ask;
+};
+const HostFlow HostFlows[] = {
+    {"launched from device code", &LaunchArgs::launchedFromDevice},
+    {"not a variable", &LaunchArgs::notAVariable},
+    {"H7 launcher parameter", &LaunchArgs::launcherParameter},
+    {"H8 static cache", &LaunchArgs::staticLocalCache},
+    {"H8 file-scope cache", &LaunchArgs::fileScopeCache},
+    {"not a local variable", &LaunchArgs::notLocal},
+    {"spelled in a macro", &LaunchArgs::spelledInMacro},
+    {"H6 upload-helper variable", &LaunchArgs::uploadHelperVariable},
+    {"H1-H3 device buffer", &LaunchArgs::deviceBuffer},
+};
+} // namespace
+
 void LaunchArgs::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn) {
   for (unsigned I : descriptorParamIndexes(KL.Kernel))
     if (I < KL.Args.size() && KL.Args[I])
@@ -15,167 +38,193 @@ void LaunchArgs::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn) {
 }
 
 void LaunchArgs::analyzeLaunchArg(const KernelLaunch &KL, unsigned Index,
-                                    const FunctionDecl *Fn, unsigned Depth,
-                                    const std::vector<TextEdit> &Extra) {
-  const FunctionDecl *K = KL.Kernel;
-  const Expr *CE = KL.E;
-  for (unsigned I : {Index}) { // one iteration: `continue` ends the argument
-    if (I >= KL.Args.size())
+                                  const FunctionDecl *Fn, unsigned Depth,
+                                  const std::vector<TextEdit> &Extra) {
+  if (Index >= KL.Args.size())
+    return;
+  LaunchArg A{KL, Index, Fn, Depth, Extra, KL.Args[Index], nullptr, nullptr};
+  A.Ref = dyn_cast<DeclRefExpr>(A.Arg->IgnoreParenImpCasts());
+  A.Var = A.Ref ? dyn_cast<VarDecl>(A.Ref->getDecl()) : nullptr;
+  LaunchSite LS;
+  LS.ParamKey = paramKey(KL.Kernel, Index);
+  LS.KernelName = patternOf(KL.Kernel)->getQualifiedNameAsString();
+  LS.Where = ST.point(A.Arg->getBeginLoc());
+  LS.ReliesOn.push_back(spanOf(Fn));
+  LS.HostDescriptor = spelled(A.Arg);
+  for (const HostFlow &F : HostFlows) {
+    FlowAnswer Answer = (this->*F.Ask)(A, LS);
+    if (Answer.Verdict == FlowAnswer::NotMine)
       continue;
-    LaunchSite LS;
-    LS.ParamKey = paramKey(K, I);
-    LS.KernelName = patternOf(K)->getQualifiedNameAsString();
-    const Expr *Arg = KL.Args[I];
-    LS.Where = ST.point(Arg->getBeginLoc());
-    LS.ReliesOn.push_back(spanOf(Fn));
-    LS.HostDescriptor = spelled(Arg);
-    auto Refuse = [&](DiagID ID, std::string Msg, SourceLocation L,
-                      std::vector<Note> Notes = {}) {
-      LS.Blockers.push_back({ID, std::move(Msg), ST.point(L), std::move(Notes)});
-      Out.Launches.push_back(LS);
-    };
-    if (Fn->hasAttr<CUDAGlobalAttr>() || Fn->hasAttr<CUDADeviceAttr>()) {
-      Refuse(DiagID::LaunchNotRewritable,
-             "'" + LS.KernelName + "' is launched from device code", CE->getBeginLoc());
-      continue;
-    }
-    const auto *DR = dyn_cast<DeclRefExpr>(Arg->IgnoreParenImpCasts());
-    const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-    if (!V) {
-      Refuse(DiagID::HostNotTraceable,
-             "the descriptor argument '" + LS.HostDescriptor +
-                 "' is not a variable holding a device copy",
-             Arg->getBeginLoc());
-      continue;
-    }
-    if (const auto *PV = dyn_cast<ParmVarDecl>(V)) {
-      // H7: a launcher function forwards its parameter; its callers pass
-      // the device copy.
-      if (std::optional<Blocker> Why = Pass.LauncherFlow->forwardThroughLauncher(KL, I, PV, Fn, Depth, LS, Extra)) {
-        LS.Blockers.push_back(std::move(*Why));
-        Out.Launches.push_back(LS);
-      }
-      continue;
-    }
-    // H8: a static cache `static CUtensorMap *d = nullptr; if (!d) d =
-    // upload(...);`: the helper returns the descriptor, the cache keeps it
-    // on the host (`d = new CUtensorMap(upload(...))`), launches pass `*d`.
-    if (V->isStaticLocal() && isDescriptorPointer(V->getType())) {
-      const FunctionDecl *Helper = nullptr;
-      for (const DeclRefExpr *R : index(Fn).Refs[V]) {
-        const auto *BO = dyn_cast_or_null<BinaryOperator>(parent(Fn, R));
-        if (!BO || BO->getOpcode() != BO_Assign || BO->getLHS()->IgnoreParens() != R)
-          continue;
-        const auto *Call = dyn_cast<CallExpr>(BO->getRHS()->IgnoreImplicit());
-        const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-        if (Callee && !isKernel(Callee) && isDescriptorPointer(Callee->getReturnType()))
-          Helper = Callee;
-      }
-      std::optional<CharSourceRange> ArgRange = ST.fileRange(DR->getSourceRange());
-      if (Helper && ArgRange) {
-        const UploadGroup &G = Pass.UploadFlow->uploadGroup(Helper);
-        if (G.Why) {
-          LS.Blockers.push_back(*G.Why);
-          Out.Launches.push_back(LS);
-          continue;
-        }
-        LS.BufferKey = G.BufferKey;
-        LS.HostDescriptor = "*" + V->getNameAsString();
-        LS.Edits.push_back(ST.insertBefore(ArgRange->getBegin(), "*"));
-        llvm::append_range(LS.Edits, Extra);
-        Out.Launches.push_back(std::move(LS));
-        continue;
-      }
-    }
-    if (!V->hasLocalStorage() || V->isStaticLocal()) {
-      Refuse(DiagID::HostNotTraceable,
-             "'" + V->getNameAsString() + "' is not a local variable of '" +
-                 Fn->getQualifiedNameAsString() + "'",
-             Arg->getBeginLoc());
-      continue;
-    }
-    std::optional<CharSourceRange> ArgRange = ST.fileRange(DR->getSourceRange());
-    if (!ArgRange) {
-      Refuse(DiagID::InMacro,
-             "the argument '" + V->getNameAsString() + "' is spelled inside a macro body",
-             Arg->getBeginLoc());
-      continue;
-    }
-    // H6: the variable holds what an upload helper returned.
-    if (const auto *Init = dyn_cast_or_null<CallExpr>(V->getInit() ? V->getInit()->IgnoreImplicit()
-                                                                   : nullptr);
-        Init && Init->getDirectCallee() && !isKernel(Init->getDirectCallee()) &&
-        isDescriptorPointer(Init->getDirectCallee()->getReturnType())) {
-      const UploadGroup &G = Pass.UploadFlow->uploadGroup(Init->getDirectCallee());
-      if (G.Why) {
-        LS.Blockers.push_back(*G.Why);
-        Out.Launches.push_back(LS);
-        continue;
-      }
-      LS.BufferKey = G.BufferKey;
-      LS.HostDescriptor = V->getNameAsString();
+    if (Answer.Verdict == FlowAnswer::Forwarded)
+      return; // the launches through the launcher's callers stand for it
+    if (Answer.Why)
+      LS.Blockers.push_back(std::move(*Answer.Why));
+    else
       llvm::append_range(LS.Edits, Extra);
-      Out.Launches.push_back(std::move(LS));
-      continue;
-    }
-    DeviceBuffer &Buf = Pass.Buffers->bufferFacts(V, Fn);
-    LS.BufferKey = Buf.Key;
-    // The copy that reaches this launch: in a block around the launch, before it.
-    const Stmt *Launch = CE;
-    const CopyInfo *Reaching = nullptr;
-    for (const CopyInfo &C : Pass.BufferCopies[V]) {
-      if (!runsWhenReached(C.Call, C.Top, Fn))
-        continue; // under a condition or in a loop body: it may not run
-      const Stmt *Block = parent(Fn, C.Top);
-      if (!Block || !isAncestor(Block, Launch, Fn) || isAncestor(C.Top, Launch, Fn))
-        continue;
-      if (offsetOf(C.Top->getEndLoc()) >= offsetOf(CE->getBeginLoc()))
-        continue;
-      if (!Reaching || offsetOf(C.Top->getBeginLoc()) > offsetOf(Reaching->Top->getBeginLoc()))
-        Reaching = &C;
-    }
-    if (!Reaching) {
-      Refuse(DiagID::HostNotTraceable,
-             "no cudaMemcpy of a host descriptor into '" + V->getNameAsString() +
-                 "' reaches this launch",
-             Arg->getBeginLoc(), {{"'" + V->getNameAsString() + "' is declared here", Buf.Where}});
-      continue;
-    }
-    std::vector<Note> CopyNote{{"copied here", ST.point(Reaching->Call->getBeginLoc())}};
-    // Anything else that may change the device copy in between.
-    bool Blocked = false;
-    for (const CopyInfo &C : Pass.BufferCopies[V])
-      if (&C != Reaching && between(Reaching->Top, Launch, C.Call, Fn)) {
-        Refuse(DiagID::HostNotTraceable,
-               "'" + V->getNameAsString() + "' is copied again between the copy and the launch",
-               C.Call->getBeginLoc(), CopyNote);
-        Blocked = true;
-        break;
-      }
-    for (const Stmt *O : Pass.BufferOtherUses[V])
-      if (!Blocked && between(Reaching->Top, Launch, O, Fn)) {
-        Refuse(DiagID::HostNotTraceable,
-               "'" + V->getNameAsString() +
-                   "' is used between the copy and the launch; it may no longer hold the copied value",
-               O->getBeginLoc(), CopyNote);
-        Blocked = true;
-      }
-    if (Blocked)
-      continue;
-    std::string HostDescriptor;
-    if (std::optional<Blocker> Why =
-            Pass.Buffers->hostDescriptorAt(Reaching->Call, Reaching->Top, Launch,
-                             KL.ArgsDecl ? KL.ArgsDecl : Launch, Fn, Arg->getBeginLoc(),
-                             V->getNameAsString(), HostDescriptor)) {
-      LS.Blockers.push_back(std::move(*Why));
-      Out.Launches.push_back(LS);
-      continue;
-    }
-    LS.HostDescriptor = HostDescriptor;
-    LS.Edits.push_back(ST.replace(*ArgRange, LS.HostDescriptor));
-    llvm::append_range(LS.Edits, Extra);
     Out.Launches.push_back(std::move(LS));
+    return;
   }
+}
+
+FlowAnswer LaunchArgs::refuse(DiagID ID, std::string Msg, SourceLocation At,
+                              std::vector<Note> Notes) {
+  return FlowAnswer::refused(Blocker{ID, std::move(Msg), ST.point(At), std::move(Notes)});
+}
+
+FlowAnswer LaunchArgs::launchedFromDevice(const LaunchArg &A, LaunchSite &LS) {
+  if (!A.Fn->hasAttr<CUDAGlobalAttr>() && !A.Fn->hasAttr<CUDADeviceAttr>())
+    return FlowAnswer::notMine();
+  return refuse(DiagID::LaunchNotRewritable, "'" + LS.KernelName + "' is launched from device code",
+                A.KL.E->getBeginLoc());
+}
+
+FlowAnswer LaunchArgs::notAVariable(const LaunchArg &A, LaunchSite &LS) {
+  if (A.Var)
+    return FlowAnswer::notMine();
+  return refuse(DiagID::HostNotTraceable,
+                "the descriptor argument '" + LS.HostDescriptor +
+                    "' is not a variable holding a device copy",
+                A.Arg->getBeginLoc());
+}
+
+// H7: a launcher function forwards its parameter; its callers pass the
+// device copy, and each call is analysed as a launch.
+FlowAnswer LaunchArgs::launcherParameter(const LaunchArg &A, LaunchSite &LS) {
+  const auto *PV = dyn_cast<ParmVarDecl>(A.Var);
+  if (!PV)
+    return FlowAnswer::notMine();
+  if (std::optional<Blocker> Why = Pass.LauncherFlow->forwardThroughLauncher(
+          A.KL, A.Index, PV, A.Fn, A.Depth, LS, A.Extra))
+    return FlowAnswer::refused(std::move(*Why));
+  return FlowAnswer::forwarded();
+}
+
+/// The upload helper that assigns the cache \p Cache in \p Fn
+/// (`cache = helper(...)`), or null.
+const FunctionDecl *LaunchArgs::cacheHelper(const VarDecl *Cache, const FunctionDecl *Fn) {
+  const FunctionDecl *Helper = nullptr;
+  for (const DeclRefExpr *R : index(Fn).Refs[Cache]) {
+    const auto *BO = dyn_cast_or_null<BinaryOperator>(parent(Fn, R));
+    if (!BO || BO->getOpcode() != BO_Assign || BO->getLHS()->IgnoreParens() != R)
+      continue;
+    const auto *Call = dyn_cast<CallExpr>(BO->getRHS()->IgnoreImplicit());
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    if (Callee && !isKernel(Callee) && isDescriptorPointer(Callee->getReturnType()))
+      Helper = Callee;
+  }
+  return Helper;
+}
+
+/// The launch passes the cache \p A.Var of upload helper \p Helper: the
+/// cache keeps the descriptor on the host, the launch passes `*cache`.
+FlowAnswer LaunchArgs::passCachedDescriptor(const LaunchArg &A, const FunctionDecl *Helper,
+                                            const CharSourceRange &ArgRange, LaunchSite &LS) {
+  const UploadGroup &G = Pass.UploadFlow->uploadGroup(Helper);
+  if (G.Why)
+    return FlowAnswer::refused(*G.Why);
+  LS.BufferKey = G.BufferKey;
+  LS.HostDescriptor = "*" + A.Var->getNameAsString();
+  LS.Edits.push_back(ST.insertBefore(ArgRange.getBegin(), "*"));
+  return FlowAnswer::accepted();
+}
+
+// H8: a static cache `static CUtensorMap *d = nullptr; if (!d) d =
+// upload(...);`: the helper returns the descriptor, the cache keeps it on
+// the host (`d = new CUtensorMap(upload(...))`), launches pass `*d`.
+FlowAnswer LaunchArgs::staticLocalCache(const LaunchArg &A, LaunchSite &LS) {
+  if (!A.Var->isStaticLocal() || !isDescriptorPointer(A.Var->getType()))
+    return FlowAnswer::notMine();
+  const FunctionDecl *Helper = cacheHelper(A.Var, A.Fn);
+  std::optional<CharSourceRange> ArgRange = ST.fileRange(A.Ref->getSourceRange());
+  if (!Helper || !ArgRange)
+    return FlowAnswer::notMine(); // refused below as not a local variable
+  return passCachedDescriptor(A, Helper, *ArgRange, LS);
+}
+
+// H8 at file scope: `static CUtensorMap *d = nullptr;` assigned from an
+// upload helper in one or more functions of this translation unit and read
+// by launches; the same rewrite as a static local cache.
+FlowAnswer LaunchArgs::fileScopeCache(const LaunchArg &A, LaunchSite &LS) {
+  if (!isFileScopePointer(A.Var))
+    return FlowAnswer::notMine();
+  const FunctionDecl *Helper = nullptr;
+  std::vector<SourceSpan> Users;
+  for (auto &[R, Fn] : Pass.FileScopePointerRefs[A.Var->getCanonicalDecl()])
+    if (Fn && !Fn->isDependentContext()) {
+      if (const FunctionDecl *H = cacheHelper(A.Var, Fn))
+        Helper = H;
+      if (!llvm::is_contained(Users, spanOf(Fn)))
+        Users.push_back(spanOf(Fn));
+    }
+  std::optional<CharSourceRange> ArgRange = ST.fileRange(A.Ref->getSourceRange());
+  if (!Helper || !ArgRange)
+    return FlowAnswer::notMine(); // refused below as not a local variable
+  if (std::optional<std::string> Why = Pass.UploadFlow->fileScopeCacheProblem(A.Var))
+    return refuse(DiagID::HostNotTraceable, *Why, A.Arg->getBeginLoc(),
+                  {{"declared here", ST.point(A.Var->getLocation())}});
+  // An error in any function that assigns or reads it may hide a use.
+  for (const SourceSpan &S : Users)
+    if (!llvm::is_contained(LS.ReliesOn, S))
+      LS.ReliesOn.push_back(S);
+  return passCachedDescriptor(A, Helper, *ArgRange, LS);
+}
+
+FlowAnswer LaunchArgs::notLocal(const LaunchArg &A, LaunchSite &) {
+  if (A.Var->hasLocalStorage() && !A.Var->isStaticLocal())
+    return FlowAnswer::notMine();
+  return refuse(DiagID::HostNotTraceable,
+                "'" + A.Var->getNameAsString() + "' is not a local variable of '" +
+                    A.Fn->getQualifiedNameAsString() + "'",
+                A.Arg->getBeginLoc());
+}
+
+FlowAnswer LaunchArgs::spelledInMacro(const LaunchArg &A, LaunchSite &) {
+  if (ST.fileRange(A.Ref->getSourceRange()))
+    return FlowAnswer::notMine();
+  return refuse(DiagID::InMacro,
+                "the argument '" + A.Var->getNameAsString() + "' is spelled inside a macro body",
+                A.Arg->getBeginLoc());
+}
+
+// H6: the variable holds what an upload helper returned.
+FlowAnswer LaunchArgs::uploadHelperVariable(const LaunchArg &A, LaunchSite &LS) {
+  const Expr *InitE = A.Var->getInit() ? A.Var->getInit()->IgnoreImplicit() : nullptr;
+  const auto *Init = dyn_cast_or_null<CallExpr>(InitE);
+  const FunctionDecl *Helper = Init ? Init->getDirectCallee() : nullptr;
+  if (!Helper || isKernel(Helper) || !isDescriptorPointer(Helper->getReturnType()))
+    return FlowAnswer::notMine();
+  const UploadGroup &G = Pass.UploadFlow->uploadGroup(Helper);
+  if (G.Why)
+    return FlowAnswer::refused(*G.Why);
+  LS.BufferKey = G.BufferKey;
+  LS.HostDescriptor = A.Var->getNameAsString();
+  return FlowAnswer::accepted();
+}
+
+// H1-H3: a device buffer: the copy that reaches the launch, unchanged
+// until it, reads a host descriptor the launch can pass by value.
+FlowAnswer LaunchArgs::deviceBuffer(const LaunchArg &A, LaunchSite &LS) {
+  const VarDecl *V = A.Var;
+  DeviceBuffer &Buf = Pass.Buffers->bufferFacts(V, A.Fn);
+  LS.BufferKey = Buf.Key;
+  const Stmt *Launch = A.KL.E;
+  const CopyInfo *Reaching = Pass.Buffers->reachingCopy(V, Launch, A.Fn);
+  if (!Reaching)
+    return refuse(DiagID::HostNotTraceable,
+                  "no cudaMemcpy of a host descriptor into '" + V->getNameAsString() +
+                      "' reaches this launch",
+                  A.Arg->getBeginLoc(),
+                  {{"'" + V->getNameAsString() + "' is declared here", Buf.Where}});
+  if (std::optional<Blocker> Why = Pass.Buffers->changedBetween(V, *Reaching, Launch, A.Fn))
+    return FlowAnswer::refused(std::move(*Why));
+  std::string HostDescriptor;
+  if (std::optional<Blocker> Why = Pass.Buffers->hostDescriptorAt(
+          Reaching->Call, Reaching->Top, Launch, A.KL.ArgsDecl ? A.KL.ArgsDecl : Launch, A.Fn,
+          A.Arg->getBeginLoc(), V->getNameAsString(), HostDescriptor))
+    return FlowAnswer::refused(std::move(*Why));
+  LS.HostDescriptor = HostDescriptor;
+  LS.Edits.push_back(ST.replace(*ST.fileRange(A.Ref->getSourceRange()), LS.HostDescriptor));
+  return FlowAnswer::accepted();
 }
 
 } // namespace tma::analysis

@@ -1,278 +1,535 @@
 // H6/H8: upload helpers that encode, allocate, copy and return the device
-// copy, and the variables and caches their callers keep it in.
+// copy, and the variables and caches their callers keep it in. The helper
+// is rewritten to return the descriptor by value; the group of the
+// helper's allocation and copy and every caller's variable is one pseudo
+// device buffer, decided once.
 #include "Host.h"
 
 #include "../core/CudaApi.h"
 #include "clang/AST/ExprCXX.h"
 
+#include <set>
+
 using namespace clang;
 
 namespace tma::analysis {
+namespace {
 
-const UploadGroup &UploadHelpers::uploadGroup(const FunctionDecl *U) {
-  U = U->getCanonicalDecl();
-  auto Known = Uploads.find(U);
-  if (Known != Uploads.end())
-    return Known->second;
-  UploadGroup &G = Uploads[U];
-  std::string UName = U->getQualifiedNameAsString();
-  auto Refuse = [&](std::string Msg, SourceLocation At) -> const UploadGroup & {
-    G.Why = Blocker{DiagID::HostNotTraceable, std::move(Msg), ST.point(At), {}};
-    return G;
-  };
+/// The helper's body as H6 needs it: `... D; alloc(&D); copy(D, &M);
+/// return D;` at its top level.
+struct HelperBody {
   const FunctionDecl *Def = nullptr;
-  if (!U->hasBody(Def) || !Def || Def->getTemplatedKind() != FunctionDecl::TK_NonTemplate ||
+  const ReturnStmt *Ret = nullptr;
+  const DeclRefExpr *RetRef = nullptr; // `D` in `return D;`
+  const VarDecl *D = nullptr;          // the device copy
+  DeviceBuffer Inner;                  // D's uses in the helper
+  std::vector<TextEdit> Edits;         // the helper's own edits
+};
+
+/// One upload helper's analysis: the helper, then every caller. A
+/// template helper is one group: its text is edited once for all its
+/// instantiations, so every instantiation and every caller of each must
+/// be rewritable, and all must ask for the same edits of the template.
+class UploadAnalysis : public PassComponent {
+public:
+  /// \p U: a plain helper, or the pattern of a template helper.
+  UploadAnalysis(PassContext &P, const FunctionDecl *U)
+      : PassComponent(P), U(U), UName(U->getQualifiedNameAsString()) {}
+
+  /// The group, or why not.
+  std::optional<Blocker> run(std::string &BufferKey);
+
+private:
+  const FunctionDecl *U;
+  std::string UName;
+  /// U itself, or each instantiation of the template U; canonical.
+  std::vector<const FunctionDecl *> Instances;
+  HelperBody H; // of the instance being checked; at the end, of the first
+  DeviceBuffer Group;
+  HostUse Whole; // the helper and the callers' declarations: one unit
+  std::vector<HostUse> Frees;
+  std::set<const VarDecl *> CheckedCaches;
+
+  Blocker why(std::string Msg, SourceLocation At) {
+    return Blocker{DiagID::HostNotTraceable, std::move(Msg), ST.point(At), {}};
+  }
+  bool isInstance(const FunctionDecl *F) const {
+    return F && llvm::is_contained(Instances, F->getCanonicalDecl());
+  }
+  std::optional<Blocker> collectInstances();
+  std::optional<Blocker> checkInstances();
+  std::optional<Blocker> findHelperBody(const FunctionDecl *I);
+  std::optional<Blocker> removeHelperUses();
+  std::optional<Blocker> checkCopiedDescriptor();
+  std::optional<Blocker> editReturnType();
+  std::optional<Blocker> checkCaller(const DeclRefExpr *R, const FunctionDecl *Caller);
+  std::optional<Blocker> keepInCache(const CallExpr *Call, const VarDecl *Cache,
+                                     const FunctionDecl *Caller);
+  std::optional<Blocker> keepInLocal(const DeclRefExpr *R, const CallExpr *Call,
+                                     const VarDecl *CV, const FunctionDecl *Caller);
+  std::optional<Blocker> checkCacheUse(const DeclRefExpr *VR, const VarDecl *Cache,
+                                       const FunctionDecl *Caller);
+  std::optional<Blocker> checkLocalUse(const DeclRefExpr *VR, const VarDecl *CV,
+                                       const FunctionDecl *Caller);
+  bool launchUses(const Stmt *S, const DeclRefExpr *VR);
+  void assembleGroup();
+};
+
+/// The source range of the '*' of a pointer type, through qualifiers.
+std::optional<CharSourceRange> starOf(TypeLoc TL, SourceText &ST) {
+  while (auto Q = TL.getAs<QualifiedTypeLoc>())
+    TL = Q.getUnqualifiedLoc();
+  auto PTL = TL.getAs<PointerTypeLoc>();
+  if (!PTL)
+    return std::nullopt;
+  return ST.fileRange(SourceRange(PTL.getStarLoc(), PTL.getStarLoc()));
+}
+
+/// What a use that is neither a launch nor \p Allowed is: a launch
+/// through a function pointer that is not followed (K4 refused it), or
+/// something else.
+std::string otherUse(const Stmt *Use, llvm::StringRef Allowed) {
+  if (isa_and_nonnull<CUDAKernelCallExpr>(Use))
+    return "passed here to a launch through a function pointer that is not followed";
+  return "used here other than in a launch or " + Allowed.str();
+}
+
+/// Is \p S (through parentheses) a null pointer constant test of the
+/// pointer: `!d`, `if (d)`, `d == nullptr`?
+bool isNullTest(const Stmt *Use, ASTContext &Ctx) {
+  if (const auto *B = dyn_cast_or_null<ImplicitCastExpr>(Use);
+      B && B->getCastKind() == CK_PointerToBoolean)
+    return true;
+  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Use); UO && UO->getOpcode() == UO_LNot)
+    return true;
+  const auto *Cmp = dyn_cast_or_null<BinaryOperator>(Use);
+  return Cmp && Cmp->isEqualityOp() &&
+         (Cmp->getLHS()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) ||
+          Cmp->getRHS()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull));
+}
+
+} // namespace
+
+/// The instantiations of a template helper: each instantiated from the
+/// template's own body (an explicit specialization has another text).
+std::optional<Blocker> UploadAnalysis::collectInstances() {
+  const FunctionTemplateDecl *T = U->getDescribedFunctionTemplate();
+  if (!T) {
+    Instances.push_back(U->getCanonicalDecl());
+    return std::nullopt;
+  }
+  for (const FunctionDecl *I : T->getCanonicalDecl()->specializations()) {
+    if (I->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
+      return why("'" + UName + "' has an explicit specialization here; one edit of the template "
+                 "cannot cover its body",
+                 I->getLocation());
+    Instances.push_back(I->getCanonicalDecl());
+  }
+  return std::nullopt;
+}
+
+/// Every instance has the helper's shape and asks for the same edits (of
+/// the template's text, for a template).
+std::optional<Blocker> UploadAnalysis::checkInstances() {
+  std::optional<HelperBody> First;
+  for (const FunctionDecl *I : Instances) {
+    H = HelperBody();
+    std::optional<Blocker> Why = findHelperBody(I);
+    if (!Why)
+      Why = removeHelperUses();
+    if (!Why)
+      Why = checkCopiedDescriptor();
+    if (Why)
+      return Why;
+    if (First && H.Edits != First->Edits)
+      return why("the instantiations of '" + UName + "' differ (here: '" +
+                     I->getNameAsString() + "'); one edit of the template cannot cover them",
+                 I->getPointOfInstantiation());
+    if (!First)
+      First = H;
+  }
+  if (!First)
+    return why("'" + UName + "' is not called", U->getLocation());
+  H = *First;
+  return std::nullopt;
+}
+
+std::optional<Blocker> UploadAnalysis::findHelperBody(const FunctionDecl *I) {
+  const FunctionDecl *Def = nullptr;
+  bool Instantiated = I->getTemplatedKind() == FunctionDecl::TK_FunctionTemplateSpecialization &&
+                      isTemplateInstantiation(I->getTemplateSpecializationKind());
+  if (!I->hasBody(Def) || !Def ||
+      (Def->getTemplatedKind() != FunctionDecl::TK_NonTemplate && !Instantiated) ||
       isa<CXXMethodDecl>(Def) || Def->hasAttr<CUDADeviceAttr>())
-    return Refuse("'" + UName + "' returns the device copy; its body is not a plain host "
-                  "function visible here",
-                  U->getLocation());
+    return why("'" + UName + "' returns the device copy; its body is not a plain host "
+               "function visible here",
+               I->getLocation());
   if (std::optional<std::string> Unseen = callableUnverified(U, "upload helper"))
-    return Refuse(*Unseen, U->getLocation());
-  // The helper: `... D; alloc(&D); copy(D, &M); return D;` at its top level.
+    return why(*Unseen, U->getLocation());
   const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
-  const auto *Ret = Body && !Body->body_empty() ? dyn_cast<ReturnStmt>(Body->body_back()) : nullptr;
-  const auto *RetRef =
-      Ret && Ret->getRetValue() ? dyn_cast<DeclRefExpr>(Ret->getRetValue()->IgnoreParenImpCasts())
-                                : nullptr;
-  const auto *D = RetRef ? dyn_cast<VarDecl>(RetRef->getDecl()) : nullptr;
-  if (!D || !D->hasLocalStorage() || isa<ParmVarDecl>(D))
-    return Refuse("'" + UName + "' does not end by returning a local device copy",
-                  Def->getLocation());
-  DeviceBuffer Inner = Pass.Buffers->bufferFacts(D, Def); // its uses in the helper
-  const CallExpr *Copy = nullptr;
-  std::vector<TextEdit> Edits;
+  H.Def = Def;
+  H.Ret = Body && !Body->body_empty() ? dyn_cast<ReturnStmt>(Body->body_back()) : nullptr;
+  H.RetRef = H.Ret && H.Ret->getRetValue()
+                 ? dyn_cast<DeclRefExpr>(H.Ret->getRetValue()->IgnoreParenImpCasts())
+                 : nullptr;
+  H.D = H.RetRef ? dyn_cast<VarDecl>(H.RetRef->getDecl()) : nullptr;
+  if (!H.D || !H.D->hasLocalStorage() || isa<ParmVarDecl>(H.D))
+    return why("'" + UName + "' does not end by returning a local device copy",
+               Def->getLocation());
+  return std::nullopt;
+}
+
+/// The device copy's uses in the helper: one allocation and one copy, each
+/// removable, and the return.
+std::optional<Blocker> UploadAnalysis::removeHelperUses() {
+  H.Inner = Pass.Buffers->bufferFacts(H.D, H.Def);
+  std::string DName = H.D->getNameAsString();
   unsigned Allocs = 0;
-  for (const HostUse &Use : Inner.Uses) {
+  for (const HostUse &Use : H.Inner.Uses) {
     if (Use.Kind == HostUseKind::Other) {
-      // The return itself is the one other use allowed.
-      if (Use.Where == ST.point(RetRef->getBeginLoc()))
-        continue;
-      return Refuse("the device copy '" + D->getNameAsString() + "' in '" + UName +
-                        "' has another use here",
-                    RetRef->getBeginLoc());
+      if (Use.Where == ST.point(H.RetRef->getBeginLoc()))
+        continue; // the return itself is the one other use allowed
+      return why("the device copy '" + DName + "' in '" + UName + "' has another use here",
+                 H.RetRef->getBeginLoc());
     }
     if (Use.Kind == HostUseKind::Free || Use.Kind == HostUseKind::Launch)
-      return Refuse("the device copy '" + D->getNameAsString() + "' in '" + UName +
-                        "' is freed or launched inside it",
-                    Def->getLocation());
+      return why("the device copy '" + DName + "' in '" + UName +
+                     "' is freed or launched inside it",
+                 H.Def->getLocation());
     if (Use.Removal.empty())
-      return Refuse("'" + Use.What + "' in '" + UName + "' cannot be removed on its own",
-                    Def->getLocation());
+      return why("'" + Use.What + "' in '" + UName + "' cannot be removed on its own",
+                 H.Def->getLocation());
     Allocs += Use.Kind == HostUseKind::Alloc;
-    llvm::append_range(Edits, Use.Removal);
+    llvm::append_range(H.Edits, Use.Removal);
   }
-  if (Pass.BufferCopies[D].size() != 1 || Allocs != 1)
-    return Refuse("'" + UName + "' does not allocate and copy its device copy exactly once",
-                  Def->getLocation());
-  Copy = Pass.BufferCopies[D].front().Call;
-  const Stmt *CopyTop = Pass.BufferCopies[D].front().Top;
-  if (parent(Def, CopyTop) != Body || !runsWhenReached(Copy, CopyTop, Def))
-    return Refuse("the copy in '" + UName + "' does not always run", Copy->getBeginLoc());
-  const Expr *Src = stripCasts(Copy->getArg(1));
-  const auto *Addr = dyn_cast<UnaryOperator>(Src);
+  if (Pass.BufferCopies[H.D].size() != 1 || Allocs != 1)
+    return why("'" + UName + "' does not allocate and copy its device copy exactly once",
+               H.Def->getLocation());
+  return std::nullopt;
+}
+
+/// The copy always runs and reads a local CUtensorMap that nothing changes
+/// before the return; `return D;` becomes `return M;`.
+std::optional<Blocker> UploadAnalysis::checkCopiedDescriptor() {
+  const CallExpr *Copy = Pass.BufferCopies[H.D].front().Call;
+  const Stmt *CopyTop = Pass.BufferCopies[H.D].front().Top;
+  if (parent(H.Def, CopyTop) != H.Def->getBody() || !runsWhenReached(Copy, CopyTop, H.Def))
+    return why("the copy in '" + UName + "' does not always run", Copy->getBeginLoc());
+  const auto *Addr = dyn_cast<UnaryOperator>(stripCasts(Copy->getArg(1)));
   const auto *MRef = Addr && Addr->getOpcode() == UO_AddrOf
                          ? dyn_cast<DeclRefExpr>(Addr->getSubExpr()->IgnoreParens())
                          : nullptr;
   const auto *M = MRef ? dyn_cast<VarDecl>(MRef->getDecl()) : nullptr;
   if (!M || !M->hasLocalStorage() || isa<ParmVarDecl>(M) || !isTensorMapRecord(M->getType()))
-    return Refuse("the copy in '" + UName + "' does not read a local CUtensorMap of it",
-                  Copy->getBeginLoc());
-  for (const DeclRefExpr *R : index(Def).Refs[M])
-    if (classifyHostRef(R, *index(Def).PM) != HostRefKind::Read &&
-        between(CopyTop, Ret, R, Def))
-      return Refuse("'" + M->getNameAsString() + "' changes between the copy and the return",
-                    R->getBeginLoc());
-  // `return D;` -> `return M;`, and the return type loses its '*'.
-  if (std::optional<CharSourceRange> R = ST.fileRange(RetRef->getSourceRange()))
-    Edits.push_back(ST.replace(*R, M->getNameAsString()));
-  else
-    return Refuse("the return of '" + UName + "' is spelled in a macro", Ret->getBeginLoc());
-  auto StarOf = [&](TypeLoc TL) -> std::optional<CharSourceRange> {
-    while (auto Q = TL.getAs<QualifiedTypeLoc>())
-      TL = Q.getUnqualifiedLoc();
-    auto PTL = TL.getAs<PointerTypeLoc>();
-    if (!PTL)
-      return std::nullopt;
-    return ST.fileRange(SourceRange(PTL.getStarLoc(), PTL.getStarLoc()));
-  };
+    return why("the copy in '" + UName + "' does not read a local CUtensorMap of it",
+               Copy->getBeginLoc());
+  for (const DeclRefExpr *R : index(H.Def).Refs[M])
+    if (classifyHostRef(R, *index(H.Def).PM) != HostRefKind::Read &&
+        between(CopyTop, H.Ret, R, H.Def))
+      return why("'" + M->getNameAsString() + "' changes between the copy and the return",
+                 R->getBeginLoc());
+  std::optional<CharSourceRange> R = ST.fileRange(H.RetRef->getSourceRange());
+  if (!R)
+    return why("the return of '" + UName + "' is spelled in a macro", H.Ret->getBeginLoc());
+  H.Edits.push_back(ST.replace(*R, M->getNameAsString()));
+  return std::nullopt;
+}
+
+/// The return type loses its '*' in every declaration.
+std::optional<Blocker> UploadAnalysis::editReturnType() {
   for (const FunctionDecl *Redecl : U->redecls()) {
     TypeSourceInfo *TSI = Redecl->getTypeSourceInfo();
     auto FTL = TSI ? TSI->getTypeLoc().getAsAdjusted<FunctionTypeLoc>() : FunctionTypeLoc();
-    std::optional<CharSourceRange> Star = FTL ? StarOf(FTL.getReturnLoc()) : std::nullopt;
+    std::optional<CharSourceRange> Star = FTL ? starOf(FTL.getReturnLoc(), ST) : std::nullopt;
     if (!Star || ST.inSystemHeader(Redecl->getLocation()))
-      return Refuse("the return type of '" + UName + "' cannot be edited here",
-                    Redecl->getLocation());
-    Edits.push_back(ST.replace(*Star, ""));
+      return why("the return type of '" + UName + "' cannot be edited here",
+                 Redecl->getLocation());
+    H.Edits.push_back(ST.replace(*Star, ""));
   }
-  // Every caller keeps the result in a local variable that is only launched
-  // with and freed.
-  DeviceBuffer Group;
-  Group.Key = "upload:" + Inner.Key;
-  Group.Name = UName;
-  Group.Where = ST.point(Def->getLocation());
-  HostUse Whole;
-  Whole.Kind = HostUseKind::Declaration;
-  Whole.Where = Group.Where;
-  Whole.What = "upload helper '" + UName + "'";
+  return std::nullopt;
+}
+
+/// \p S is a launch that passes \p VR as descriptors: one use per slot, and
+/// per kernel an accepted function-pointer launch may run (K4).
+bool UploadAnalysis::launchUses(const Stmt *S, const DeclRefExpr *VR) {
+  bool Slot = false;
+  auto Use = [&](const FunctionDecl *K, unsigned J) {
+    HostUse LU;
+    LU.Kind = HostUseKind::Launch;
+    LU.Where = ST.point(VR->getBeginLoc());
+    LU.What = "launch of '" + patternOf(K)->getQualifiedNameAsString() + "'";
+    LU.ParamKey = paramKey(K, J);
+    Group.Uses.push_back(LU);
+    Slot = true;
+  };
+  if (auto PL = Pass.PointerTargets.find(dyn_cast_or_null<CUDAKernelCallExpr>(S));
+      S && PL != Pass.PointerTargets.end()) {
+    for (unsigned J = 0; J < PL->first->getNumArgs(); ++J)
+      if (PL->first->getArg(J)->IgnoreParenImpCasts() == VR)
+        for (const FunctionDecl *K : PL->second)
+          if (llvm::is_contained(descriptorParamIndexes(K), J))
+            Use(K, J);
+    return Slot;
+  }
+  std::optional<KernelLaunch> L = asLaunch(S);
+  for (unsigned J : L ? descriptorParamIndexes(L->Kernel) : std::vector<unsigned>())
+    if (J < L->Args.size() && L->Args[J]->IgnoreParenImpCasts() == VR)
+      Use(L->Kernel, J);
+  return Slot;
+}
+
+/// A use of cache \p Cache: an assignment from the helper, a null test or
+/// a launch.
+std::optional<Blocker> UploadAnalysis::checkCacheUse(const DeclRefExpr *VR, const VarDecl *Cache,
+                                                     const FunctionDecl *Caller) {
+  const Stmt *C = VR;
+  const Stmt *Q = parent(Caller, C);
+  while (Q && isa<ParenExpr>(Q)) {
+    C = Q;
+    Q = parent(Caller, Q);
+  }
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Q);
+      BO && BO->getOpcode() == BO_Assign && BO->getLHS() == C) {
+    const auto *RC = dyn_cast<CallExpr>(BO->getRHS()->IgnoreImplicit());
+    if (RC && isInstance(RC->getDirectCallee()))
+      return std::nullopt; // this very assignment, or another from the helper
+    return why("the cache '" + Cache->getNameAsString() + "' is assigned here other than from '" +
+                   UName + "'",
+               BO->getBeginLoc());
+  }
+  const Stmt *Use = Q;
+  while (Use && (isa<ParenExpr>(Use) ||
+                 (isa<ImplicitCastExpr>(Use) &&
+                  cast<ImplicitCastExpr>(Use)->getCastKind() != CK_PointerToBoolean)))
+    Use = parent(Caller, Use);
+  if (isNullTest(Use, Ctx) || launchUses(Use, VR))
+    return std::nullopt;
+  return why("the cache '" + Cache->getNameAsString() + "', which holds the result of '" + UName +
+                 "', is " + otherUse(Use, "a null test"),
+             VR->getBeginLoc());
+}
+
+/// H8: `cache = helper(...)` becomes `cache = new CUtensorMap(helper(...))`.
+std::optional<Blocker> UploadAnalysis::keepInCache(const CallExpr *Call, const VarDecl *Cache,
+                                                   const FunctionDecl *Caller) {
+  std::optional<CharSourceRange> CallText = ST.fileRange(Call->getSourceRange());
+  if (!CallText)
+    return why("the call of '" + UName + "' is spelled inside a macro body", Call->getBeginLoc());
+  std::string Pointee = Cache->getType()->getPointeeType().getUnqualifiedType().getAsString(
+      Ctx.getPrintingPolicy());
+  Whole.Removal.push_back(ST.insertBefore(CallText->getBegin(), "new " + Pointee + "("));
+  Whole.Removal.push_back(ST.insertBefore(CallText->getEnd(), ")"));
+  if (!CheckedCaches.insert(Cache->getCanonicalDecl()).second)
+    return std::nullopt; // its uses are checked (and its launches counted) once
+  if (!Cache->isStaticLocal()) {
+    if (std::optional<std::string> Why = Pass.UploadFlow->fileScopeCacheProblem(Cache))
+      return why(*Why, Cache->getLocation());
+    for (auto &[VR, Fn] : Pass.FileScopePointerRefs[Cache->getCanonicalDecl()])
+      if (std::optional<Blocker> Why = checkCacheUse(VR, Cache, Fn))
+        return Why;
+    return std::nullopt;
+  }
+  for (const DeclRefExpr *VR : index(Caller).Refs[Cache])
+    if (std::optional<Blocker> Why = checkCacheUse(VR, Cache, Caller))
+      return Why;
+  return std::nullopt;
+}
+
+/// A use of the caller's variable \p CV: a launch or a removable free.
+std::optional<Blocker> UploadAnalysis::checkLocalUse(const DeclRefExpr *VR, const VarDecl *CV,
+                                                     const FunctionDecl *Caller) {
+  const Stmt *C = VR;
+  const Stmt *Q = parent(Caller, C);
+  auto ClimbImplicit = [&] {
+    while (Q && (isa<ParenExpr>(Q) || isa<ImplicitCastExpr>(Q))) {
+      C = Q;
+      Q = parent(Caller, Q);
+    }
+  };
+  ClimbImplicit();
+  if (launchUses(Q, VR))
+    return std::nullopt;
+  while (Q && isa<ExplicitCastExpr>(Q)) { // cudaFree((void *)p)
+    C = Q;
+    Q = parent(Caller, Q);
+    ClimbImplicit();
+  }
+  const auto *FreeCall = dyn_cast_or_null<CallExpr>(Q);
+  std::string FreeName = FreeCall ? driverBaseName(calleeName(FreeCall)).str() : "";
+  if (!FreeCall || FreeCall->getNumArgs() < 1 || FreeCall->getArg(0) != C ||
+      !cudaApi(FreeName, ApiRole::Free))
+    return why("'" + CV->getNameAsString() + "', which holds the result of '" + UName +
+                   "', is " + otherUse(Q, "a free"),
+               VR->getBeginLoc());
+  HostUse FU;
+  FU.Kind = HostUseKind::Free;
+  FU.What = FreeName;
+  FU.Where = ST.point(FreeCall->getBeginLoc());
+  FU.Removal = Pass.Buffers->removeHostCall(FreeCall, Caller);
+  if (FU.Removal.empty())
+    return why("this " + FreeName + " of '" + CV->getNameAsString() +
+                   "' cannot be removed on its own",
+               FreeCall->getBeginLoc());
+  Frees.push_back(std::move(FU));
+  return std::nullopt;
+}
+
+/// H6: `CUtensorMap *d = helper(...)` in a local that is only launched with
+/// and freed; its '*' goes.
+std::optional<Blocker> UploadAnalysis::keepInLocal(const DeclRefExpr *R, const CallExpr *Call,
+                                                   const VarDecl *CV, const FunctionDecl *Caller) {
+  if (!Call || !CV || !CV->getInit() || CV->getInit()->IgnoreImplicit() != Call ||
+      CV->isStaticLocal() || Caller->hasAttr<CUDADeviceAttr>() ||
+      Caller->hasAttr<CUDAGlobalAttr>())
+    return why("'" + UName + "' is used here other than to initialise a local variable",
+               R->getBeginLoc());
+  if (CV->getType()->isPointerType()) {
+    TypeSourceInfo *TSI = CV->getTypeSourceInfo();
+    std::optional<CharSourceRange> Star = TSI ? starOf(TSI->getTypeLoc(), ST) : std::nullopt;
+    if (!Star)
+      return why("the declaration of '" + CV->getNameAsString() + "' cannot be edited",
+                 CV->getLocation());
+    Whole.Removal.push_back(ST.replace(*Star, ""));
+  }
+  for (const DeclRefExpr *VR : index(Caller).Refs[CV])
+    if (std::optional<Blocker> Why = checkLocalUse(VR, CV, Caller))
+      return Why;
+  return std::nullopt;
+}
+
+/// The cache, starting null, that `Call` is assigned to (`cache =
+/// helper(...)` in \p Caller): a static local of the caller, or a pointer at
+/// file scope; or null.
+static const VarDecl *cacheOf(const CallExpr *Call, const Stmt *Up, const FunctionDecl *Caller,
+                              ASTContext &Ctx) {
+  const auto *BO = dyn_cast_or_null<BinaryOperator>(Up);
+  if (!Call || !BO || BO->getOpcode() != BO_Assign || BO->getRHS()->IgnoreImplicit() != Call)
+    return nullptr;
+  const auto *LR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens());
+  const auto *LV = LR ? dyn_cast<VarDecl>(LR->getDecl()) : nullptr;
+  if (!LV || !(LV->isStaticLocal() ? LV->getDeclContext() == Caller : isFileScopePointer(LV)))
+    return nullptr;
+  const VarDecl *Def = LV->getDefinition() ? LV->getDefinition() : LV;
+  if (Def->getInit() &&
+      !Def->getInit()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
+    return nullptr;
+  return LV;
+}
+
+/// The group: launches first (added as callers were checked), then the
+/// whole, the helper's allocation and copy, and the callers' frees.
+void UploadAnalysis::assembleGroup() {
   HostUse AllocUse, CopyUse;
   AllocUse.Kind = HostUseKind::Alloc;
   CopyUse.Kind = HostUseKind::Copy;
   AllocUse.Where = CopyUse.Where = Group.Where;
-  std::vector<HostUse> Frees;
-  // \p S is a launch that passes \p VR as descriptors: one use per slot.
-  auto LaunchUses = [&](const Stmt *S, const DeclRefExpr *VR) {
-    std::optional<KernelLaunch> L = asLaunch(S);
-    bool Slot = false;
-    for (unsigned J : L ? descriptorParamIndexes(L->Kernel) : std::vector<unsigned>())
-      if (J < L->Args.size() && L->Args[J]->IgnoreParenImpCasts() == VR) {
-        HostUse LU;
-        LU.Kind = HostUseKind::Launch;
-        LU.Where = ST.point(VR->getBeginLoc());
-        LU.What = "launch of '" + patternOf(L->Kernel)->getQualifiedNameAsString() + "'";
-        LU.ParamKey = paramKey(L->Kernel, J);
-        Group.Uses.push_back(LU);
-        Slot = true;
-      }
-    return Slot;
-  };
-  auto Calls = Pass.UploadRefs.find(U);
-  if (Calls == Pass.UploadRefs.end())
-    return Refuse("'" + UName + "' is not called", U->getLocation());
-  for (auto &[R, Caller] : Calls->second) {
-    const CallExpr *Call = directCallOf(R, Caller);
-    const Stmt *Up = Call ? parent(Caller, Call) : nullptr;
-    while (Up && isa<ExprWithCleanups, ImplicitCastExpr>(Up))
-      Up = parent(Caller, Up);
-    const auto *DS = dyn_cast_or_null<DeclStmt>(Up);
-    const VarDecl *CV = nullptr;
-    if (DS && DS->isSingleDecl())
-      CV = dyn_cast<VarDecl>(DS->getSingleDecl());
-    // H8: `cache = helper(...)` into a static local pointer that starts null.
-    const VarDecl *Cache = nullptr;
-    if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Up);
-        Call && BO && BO->getOpcode() == BO_Assign && BO->getRHS()->IgnoreImplicit() == Call)
-      if (const auto *LR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens()))
-        if (const auto *LV = dyn_cast<VarDecl>(LR->getDecl());
-            LV && LV->isStaticLocal() && LV->getDeclContext() == Caller &&
-            (!LV->getInit() ||
-             LV->getInit()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull)))
-          Cache = LV;
-    if (Cache && !Caller->hasAttr<CUDADeviceAttr>() && !Caller->hasAttr<CUDAGlobalAttr>()) {
-      std::optional<CharSourceRange> CallText = ST.fileRange(Call->getSourceRange());
-      if (!CallText)
-        return Refuse("the call of '" + UName + "' is spelled inside a macro body",
-                      Call->getBeginLoc());
-      std::string Pointee = Cache->getType()->getPointeeType().getUnqualifiedType().getAsString(
-          Ctx.getPrintingPolicy());
-      Whole.Removal.push_back(ST.insertBefore(CallText->getBegin(), "new " + Pointee + "("));
-      Whole.Removal.push_back(ST.insertBefore(CallText->getEnd(), ")"));
-      for (const DeclRefExpr *VR : index(Caller).Refs[Cache]) {
-        const Stmt *C = VR;
-        const Stmt *Q = parent(Caller, C);
-        while (Q && isa<ParenExpr>(Q)) {
-          C = Q;
-          Q = parent(Caller, Q);
-        }
-        if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Q);
-            BO && BO->getOpcode() == BO_Assign && BO->getLHS() == C) {
-          const auto *RC = dyn_cast<CallExpr>(BO->getRHS()->IgnoreImplicit());
-          if (RC && RC->getDirectCallee() &&
-              RC->getDirectCallee()->getCanonicalDecl() == U)
-            continue; // this very assignment, or another from the helper
-          return Refuse("the cache '" + Cache->getNameAsString() +
-                            "' is assigned here other than from '" + UName + "'",
-                        BO->getBeginLoc());
-        }
-        // Null tests read the pointer only: `!d`, `if (d)`, `d == nullptr`.
-        const Stmt *Use = Q;
-        while (Use && (isa<ParenExpr>(Use) ||
-                       (isa<ImplicitCastExpr>(Use) &&
-                        cast<ImplicitCastExpr>(Use)->getCastKind() != CK_PointerToBoolean)))
-          Use = parent(Caller, Use);
-        if (const auto *B = dyn_cast_or_null<ImplicitCastExpr>(Use);
-            B && B->getCastKind() == CK_PointerToBoolean)
-          continue;
-        if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Use); UO && UO->getOpcode() == UO_LNot)
-          continue;
-        if (const auto *Cmp = dyn_cast_or_null<BinaryOperator>(Use);
-            Cmp && Cmp->isEqualityOp() &&
-            (Cmp->getLHS()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) ||
-             Cmp->getRHS()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull)))
-          continue;
-        if (LaunchUses(Use, VR))
-          continue;
-        return Refuse("the cache '" + Cache->getNameAsString() + "', which holds the result of '" +
-                          UName + "', is used here other than in a launch or a null test",
-                      VR->getBeginLoc());
-      }
-      continue;
-    }
-    if (!Call || !CV || !CV->getInit() ||
-        CV->getInit()->IgnoreImplicit() != Call || CV->isStaticLocal() ||
-        Caller->hasAttr<CUDADeviceAttr>() || Caller->hasAttr<CUDAGlobalAttr>())
-      return Refuse("'" + UName + "' is used here other than to initialise a local variable",
-                    R->getBeginLoc());
-    if (CV->getType()->isPointerType()) {
-      TypeSourceInfo *TSI = CV->getTypeSourceInfo();
-      std::optional<CharSourceRange> Star = TSI ? StarOf(TSI->getTypeLoc()) : std::nullopt;
-      if (!Star)
-        return Refuse("the declaration of '" + CV->getNameAsString() + "' cannot be edited",
-                      CV->getLocation());
-      Whole.Removal.push_back(ST.replace(*Star, ""));
-    }
-    for (const DeclRefExpr *VR : index(Caller).Refs[CV]) {
-      const Stmt *C = VR;
-      const Stmt *Q = parent(Caller, C);
-      while (Q && (isa<ParenExpr>(Q) || isa<ImplicitCastExpr>(Q))) {
-        C = Q;
-        Q = parent(Caller, Q);
-      }
-      if (LaunchUses(Q, VR))
-        continue;
-      while (Q && isa<ExplicitCastExpr>(Q)) { // cudaFree((void *)p)
-        C = Q;
-        Q = parent(Caller, Q);
-        while (Q && (isa<ParenExpr>(Q) || isa<ImplicitCastExpr>(Q))) {
-          C = Q;
-          Q = parent(Caller, Q);
-        }
-      }
-      const auto *FreeCall = dyn_cast_or_null<CallExpr>(Q);
-      std::string FreeName = FreeCall ? driverBaseName(calleeName(FreeCall)).str() : "";
-      if (FreeCall && FreeCall->getNumArgs() >= 1 && FreeCall->getArg(0) == C &&
-          cudaApi(FreeName, ApiRole::Free)) {
-        HostUse FU;
-        FU.Kind = HostUseKind::Free;
-        FU.What = FreeName;
-        FU.Where = ST.point(FreeCall->getBeginLoc());
-        FU.Removal = Pass.Buffers->removeHostCall(FreeCall, Caller);
-        if (FU.Removal.empty())
-          return Refuse("this " + FreeName + " of '" + CV->getNameAsString() +
-                            "' cannot be removed on its own",
-                        FreeCall->getBeginLoc());
-        Frees.push_back(std::move(FU));
-        continue;
-      }
-      return Refuse("'" + CV->getNameAsString() + "', which holds the result of '" + UName +
-                        "', is used here other than in a launch or a free",
-                    VR->getBeginLoc());
-    }
-  }
-  // The helper's own removals: its allocation, its copy, the declaration.
-  for (const HostUse &Use : Inner.Uses)
+  for (const HostUse &Use : H.Inner.Uses)
     if (Use.Kind == HostUseKind::Alloc)
       AllocUse.Removal = Use.Removal;
     else if (Use.Kind == HostUseKind::Copy)
       CopyUse.Removal = Use.Removal;
-  for (const TextEdit &E : Edits)
+  for (const TextEdit &E : H.Edits)
     if (!llvm::is_contained(AllocUse.Removal, E) && !llvm::is_contained(CopyUse.Removal, E))
       Whole.Removal.push_back(E);
   Group.Uses.push_back(std::move(Whole));
   Group.Uses.push_back(std::move(AllocUse));
   Group.Uses.push_back(std::move(CopyUse));
   llvm::append_range(Group.Uses, Frees);
-  G.BufferKey = Group.Key;
+}
+
+/// One use of the helper (of an instance): the initialiser of a local
+/// variable (H6) or an assignment to a cache (H8).
+std::optional<Blocker> UploadAnalysis::checkCaller(const DeclRefExpr *R,
+                                                   const FunctionDecl *Caller) {
+  const CallExpr *Call = directCallOf(R, Caller);
+  const Stmt *Up = Call ? parent(Caller, Call) : nullptr;
+  while (Up && isa<ExprWithCleanups, ImplicitCastExpr>(Up))
+    Up = parent(Caller, Up);
+  const auto *DS = dyn_cast_or_null<DeclStmt>(Up);
+  const VarDecl *CV = DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
+  const VarDecl *Cache = cacheOf(Call, Up, Caller, Ctx);
+  if (Cache && !Caller->hasAttr<CUDADeviceAttr>() && !Caller->hasAttr<CUDAGlobalAttr>())
+    return keepInCache(Call, Cache, Caller);
+  return keepInLocal(R, Call, CV, Caller);
+}
+
+std::optional<Blocker> UploadAnalysis::run(std::string &BufferKey) {
+  for (auto Step : {&UploadAnalysis::collectInstances, &UploadAnalysis::checkInstances,
+                    &UploadAnalysis::editReturnType})
+    if (std::optional<Blocker> Why = (this->*Step)())
+      return Why;
+  Group.Key = "upload:" + H.Inner.Key;
+  Group.Name = UName;
+  Group.Where = ST.point(H.Def->getLocation());
+  Whole.Kind = HostUseKind::Declaration;
+  Whole.Where = Group.Where;
+  Whole.What = "upload helper '" + UName + "'";
+  bool Called = false;
+  for (const FunctionDecl *I : Instances) {
+    auto Calls = Pass.UploadRefs.find(I);
+    if (Calls == Pass.UploadRefs.end())
+      continue;
+    Called = true;
+    for (auto &[R, Caller] : Calls->second)
+      if (std::optional<Blocker> Why = checkCaller(R, Caller))
+        return Why;
+  }
+  if (!Called)
+    return why("'" + UName + "' is not called", U->getLocation());
+  assembleGroup();
+  BufferKey = Group.Key;
   Out.Buffers.push_back(std::move(Group));
+  return std::nullopt;
+}
+
+bool isFileScopePointer(const VarDecl *V) {
+  // A __device__/__constant__/__managed__ pointer lives on the device: not a
+  // host cache.
+  return V->hasGlobalStorage() && !V->isStaticLocal() && !V->hasAttr<CUDADeviceAttr>() &&
+         !V->hasAttr<CUDAConstantAttr>() &&
+         V->getDeclContext()->getRedeclContext()->isFileContext() &&
+         isDescriptorPointer(V->getType());
+}
+
+std::optional<std::string> UploadHelpers::fileScopeCacheProblem(const VarDecl *Cache) {
+  std::string Name = "'" + Cache->getQualifiedNameAsString() + "'";
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (Cache->isExternallyVisible())
+    return "the file-scope cache " + Name +
+           " has external linkage: another translation unit may use it through 'extern' (make "
+           "it static, or put it in an anonymous namespace; following it across the whole "
+           "program is not supported)";
+  if (llvm::any_of(Cache->redecls(), [&](const VarDecl *D) {
+        return SM.getFileID(SM.getExpansionLoc(D->getLocation())) != SM.getMainFileID();
+      }))
+    return "the file-scope cache " + Name +
+           " is declared in a header: each translation unit including it has its own, which "
+           "is not followed here";
+  for (auto &[R, Fn] : Pass.FileScopePointerRefs[Cache->getCanonicalDecl()]) {
+    if (!Fn)
+      return "the file-scope cache " + Name + " is used here outside a function";
+    if (Fn->isTemplateInstantiation() || Fn->isDependentContext())
+      return "the file-scope cache " + Name + " is used in template '" +
+             Fn->getQualifiedNameAsString() + "'; its uses there are not followed";
+    if (Fn->hasAttr<CUDADeviceAttr>() || Fn->hasAttr<CUDAGlobalAttr>())
+      return "the file-scope cache " + Name + " is used in device code ('" +
+             Fn->getQualifiedNameAsString() + "')";
+  }
+  return std::nullopt;
+}
+
+const UploadGroup &UploadHelpers::uploadGroup(const FunctionDecl *U) {
+  // An instantiation of a template helper is decided with its template.
+  if (const FunctionTemplateDecl *T = U->getPrimaryTemplate())
+    U = T->getCanonicalDecl()->getTemplatedDecl();
+  U = U->getCanonicalDecl();
+  auto Known = Uploads.find(U);
+  if (Known != Uploads.end())
+    return Known->second;
+  UploadGroup &G = Uploads[U];
+  G.Why = UploadAnalysis(Pass, U).run(G.BufferKey);
+  if (G.Why)
+    G.BufferKey.clear();
   return G;
 }
 

@@ -298,7 +298,7 @@ static bool spreadThroughBuffers(Planning &S) {
   for (auto &[BK, Users] : S.BufferUsers) {
     // __constant__ memory cannot be changed on the device: a kernel that
     // keeps reading it only keeps the copies in place.
-    if (llvm::StringRef(BK).starts_with("constant:"))
+    if (S.F.Buffers.find(BK)->second.Kind == BufferKind::ConstantSymbol)
       continue;
     const ParamUse *Kept = nullptr;
     for (const ParamUse &User : Users)

@@ -110,6 +110,7 @@ void ConstantSymbols::collectSymbol(const VarDecl *V, const SymbolRefs &Refs) {
   S.Buf.Key = "constant:" + DefAt.File + ":" + std::to_string(DefAt.Offset);
   S.Buf.Name = S.Name;
   S.Buf.Where = DefAt;
+  S.Buf.Kind = BufferKind::ConstantSymbol;
   // The type as its declaration spells it (an alias stays an alias).
   S.Type = "CUtensorMap";
   if (TypeSourceInfo *TSI = Def->getTypeSourceInfo())

@@ -108,6 +108,7 @@ const UploadGroup &UploadHelpers::uploadGroup(const FunctionDecl *U) {
   // with and freed.
   DeviceBuffer Group;
   Group.Key = "upload:" + Inner.Key;
+  Group.Kind = BufferKind::UploadHelper;
   Group.Name = UName;
   Group.Where = ST.point(Def->getLocation());
   HostUse Whole;

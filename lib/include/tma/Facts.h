@@ -98,12 +98,21 @@ struct HostUse {
   std::vector<std::string> SharedWith;
 };
 
+/// What holds a device copy, set by the pass that finds it, so that the
+/// planner decides on the kind and never on the spelling of a key.
+enum class BufferKind {
+  Variable,       // a host variable holding a device pointer (H1..H5)
+  UploadHelper,   // every caller's result of one upload helper (H6, H8)
+  ConstantSymbol, // a `__constant__ CUtensorMap` (H12): not changed on the device
+};
+
 /// A host variable (`CUtensorMap* d`) holding a device copy of a descriptor.
 struct DeviceBuffer {
-  std::string Key; // declaration's file:offset
+  std::string Key; // declaration's file:offset (opaque: only compared)
   std::string Name;
   SourcePoint Where;
   std::vector<HostUse> Uses;
+  BufferKind Kind = BufferKind::Variable;
 };
 
 /// One descriptor argument of one launch.

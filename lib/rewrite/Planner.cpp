@@ -128,9 +128,7 @@ static void mergeLaunch(MergedFacts &M, const LaunchSite &L) {
   for (const Blocker &B : L.Blockers)
     addUnique(Into.Blockers, B);
   if (Into.Edits != L.Edits && !Into.Edits.empty() && !L.Edits.empty())
-    addUnique(Into.Blockers, {DiagID::Conflict,
-                              "the device and host passes disagree on this launch argument",
-                              L.Where, {}});
+    addUnique(Into.Blockers, blockerFor(ReasonID::PlanPassesDisagree, {}, L.Where));
   if (Into.Edits.empty())
     Into.Edits = L.Edits;
 }
@@ -180,14 +178,13 @@ static bool underRoot(const std::string &File, const std::string &Root) {
   return F.size() == R.size() || R.ends_with("/") || F[R.size()] == '/';
 }
 
-/// Why \p File may not be edited, or nullopt.
-static std::optional<std::string> notEditable(const std::string &File, const PlanOptions &Opts) {
+/// Why \p File may not be edited (blocked at \p Where), or nullopt.
+static std::optional<Blocker> notEditable(const std::string &File, const PlanOptions &Opts,
+                                          const SourcePoint &Where) {
   if (!underRoot(File, Opts.InRoot))
-    return "'" + File + "' would be edited but is outside --in-root " + Opts.InRoot;
+    return blockerFor(ReasonID::PlanOutsideInRoot, {File, Opts.InRoot}, Where);
   if (!Opts.BuildTree.empty() && underRoot(File, Opts.BuildTree))
-    return "'" + File + "' would be edited but is in the build tree '" + Opts.BuildTree +
-           "' (the compile database's directory): generated code is not edited; change its "
-           "generator";
+    return blockerFor(ReasonID::PlanInBuildTree, {File, Opts.BuildTree}, Where);
   return std::nullopt;
 }
 
@@ -205,11 +202,8 @@ static ParamDecision decideParam(const MergedFacts &M, const DescriptorParam &DP
   D.ExternallyVisible = DP.ExternallyVisible;
   D.FromConstant = DP.FromConstant;
   if (!DP.DefinitionSeen)
-    addUnique(D.Blockers, {DiagID::Escapes,
-                           "the definition of kernel '" + DP.KernelName +
-                               "' is not in this translation unit; its uses of '" +
-                               DP.ParamName + "' cannot be checked",
-                           DP.Where, {}});
+    addUnique(D.Blockers, blockerFor(ReasonID::PlanDefinitionNotSeen,
+                                     {DP.KernelName, DP.ParamName}, DP.Where));
   for (auto &[LK, L] : M.Launches)
     if (LK.first == DP.Key) {
       ++D.Launches;
@@ -218,13 +212,10 @@ static ParamDecision decideParam(const MergedFacts &M, const DescriptorParam &DP
         addUnique(D.Blockers, B);
     }
   if (D.Launches == 0)
-    addUnique(D.Blockers, {DiagID::LaunchNotRewritable,
-                           "no launch of kernel '" + DP.KernelName +
-                               "' in the given sources; launches elsewhere would break",
-                           DP.Where, {}});
+    addUnique(D.Blockers, blockerFor(ReasonID::PlanNoLaunch, {DP.KernelName}, DP.Where));
   for (const TextEdit &E : M.ParamEdits.find(DP.Key)->second)
-    if (std::optional<std::string> Why = notEditable(E.File, Opts)) {
-      addUnique(D.Blockers, {DiagID::Declaration, *Why, DP.Where, {}});
+    if (std::optional<Blocker> Why = notEditable(E.File, Opts, DP.Where)) {
+      addUnique(D.Blockers, *Why);
       break;
     }
   llvm::sort(D.ReliesOn);
@@ -279,12 +270,8 @@ static bool spreadThroughTies(Planning &S) {
       if (!D.Rewrite)
         continue;
       D.Rewrite = false;
-      D.Blockers.push_back({DiagID::LaunchNotRewritable,
-                            "it is launched through a function pointer that may also point "
-                            "to '" + S.P.Params[*Kept].KernelName +
-                                "', whose descriptor stays by reference",
-                            Why.Where,
-                            {Why}});
+      D.Blockers.push_back(blockerFor(ReasonID::PlanTiedKernelKept,
+                                      {S.P.Params[*Kept].KernelName}, Why.Where, {Why}));
       Changed = true;
     }
   }
@@ -313,11 +300,8 @@ static bool spreadThroughBuffers(Planning &S) {
         continue;
       D.Rewrite = false;
       D.Blockers.push_back(
-          {DiagID::HostNotTraceable,
-           "the device copy passed here is also passed to '" + KeptKernel +
-               "', whose descriptor stays by reference and may be changed on the device",
-           User.second,
-           {{"'" + KeptKernel + "' is launched with it here", Kept->second}}});
+          blockerFor(ReasonID::PlanSharedCopyKept, {KeptKernel}, User.second,
+                     {{"'" + KeptKernel + "' is launched with it here", Kept->second}}));
       Changed = true;
     }
   }
@@ -491,8 +475,8 @@ static void removeUnneededBuffers(Planning &S) {
 static void refuseNotEditableUnits(Planning &S) {
   for (size_t I = 0; I < S.P.Units.size(); ++I)
     for (const TextEdit &E : S.P.Units[I].Edits)
-      if (std::optional<std::string> Why = notEditable(E.File, S.Opts)) {
-        S.P.refuseUnit(I, {DiagID::Declaration, *Why, {E.File, E.Offset, 0, 0}, {}});
+      if (std::optional<Blocker> Why = notEditable(E.File, S.Opts, {E.File, E.Offset, 0, 0})) {
+        S.P.refuseUnit(I, *Why);
         break;
       }
 }
@@ -517,8 +501,7 @@ static void refuseConflictsWithinUnits(Plan &P) {
     llvm::sort(U.Edits);
     U.Edits.erase(std::unique(U.Edits.begin(), U.Edits.end()), U.Edits.end());
     if (const TextEdit *C = firstConflict(U.Edits))
-      P.refuseUnit(I, {DiagID::Conflict, "two edits for this descriptor overlap",
-                       {C->File, C->Offset, 0, 0}, {}});
+      P.refuseUnit(I, blockerFor(ReasonID::PlanEditsOverlap, {}, {C->File, C->Offset, 0, 0}));
   }
 }
 
@@ -538,8 +521,7 @@ static void refuseConflictsBetweenUnits(Plan &P) {
       if (P.Units[I].Refused || P.Units[J].Refused)
         continue;
       if (const TextEdit *A = firstConflictBetween(P.Units[I], P.Units[J])) {
-        Blocker Why{DiagID::Conflict, "edits of two descriptors overlap",
-                    {A->File, A->Offset, 0, 0}, {}};
+        Blocker Why = blockerFor(ReasonID::PlanUnitsOverlap, {}, {A->File, A->Offset, 0, 0});
         P.refuseUnit(I, Why);
         P.refuseUnit(J, Why);
       }

@@ -86,6 +86,7 @@ TEST(Planner, NoLaunchMeansNoRewrite) {
   Plan P = makePlan({F}, {});
   EXPECT_FALSE(P.Params[0].Rewrite);
   EXPECT_EQ(P.Params[0].Blockers.front().ID, DiagID::LaunchNotRewritable);
+  EXPECT_EQ(P.Params[0].Blockers.front().Reason, ReasonID::PlanNoLaunch);
 }
 
 TEST(Planner, BufferWithAnotherUseIsKept) {
@@ -120,6 +121,7 @@ TEST(Planner, DeviceCopySharedWithARefusedKernelRefusesEveryReader) {
     if (D.KernelName == "k") {
       ASSERT_FALSE(D.Blockers.empty());
       EXPECT_EQ(D.Blockers.front().ID, DiagID::HostNotTraceable);
+      EXPECT_EQ(D.Blockers.front().Reason, ReasonID::PlanSharedCopyKept);
     }
   }
   EXPECT_TRUE(P.Units.empty());
@@ -160,6 +162,9 @@ TEST(Planner, OutsideInRootIsRefused) {
   Plan P = makePlan({oneKernel("host")}, O);
   EXPECT_FALSE(P.Params[0].Rewrite);
   EXPECT_EQ(P.Params[0].Blockers.front().ID, DiagID::Declaration);
+  EXPECT_EQ(P.Params[0].Blockers.front().Reason, ReasonID::PlanOutsideInRoot);
+  EXPECT_EQ(P.Params[0].Blockers.front().Message,
+            "'/src/a.cu' would be edited but is outside --in-root /elsewhere");
 }
 
 TEST(Planner, EditsConflict) {

@@ -159,9 +159,8 @@ void ConstantSymbols::classifyRef(size_t SymbolIndex, const DeclRefExpr *R,
                                   const FunctionDecl *Fn) {
   Symbol &S = Symbols[SymbolIndex];
   if (!Fn) {
-    S.Everyone.push_back({DiagID::HostNotTraceable,
-                          "'" + S.Name + "' is named outside any function here",
-                          ST.point(R->getBeginLoc()), {}});
+    S.Everyone.push_back(
+        blockerFor(ReasonID::ConstantNamedOutsideFunction, {S.Name}, ST.point(R->getBeginLoc())));
     return;
   }
   if (isKernel(Fn)) {
@@ -175,11 +174,9 @@ void ConstantSymbols::classifyRef(size_t SymbolIndex, const DeclRefExpr *R,
   if (inUnevaluatedOperand(R, Fn))
     return;
   if (Fn->hasAttr<CUDADeviceAttr>()) {
-    S.Everyone.push_back({DiagID::Escapes,
-                          "'" + S.Name + "' is read in device function '" +
-                              Fn->getQualifiedNameAsString() +
-                              "', which would need the descriptor passed to it",
-                          ST.point(R->getBeginLoc()), {}});
+    S.Everyone.push_back(blockerFor(ReasonID::ConstantReadInDeviceFunction,
+                                    {S.Name, Fn->getQualifiedNameAsString()},
+                                    ST.point(R->getBeginLoc())));
     return;
   }
   classifyHostRef(S, R, Fn);
@@ -219,11 +216,8 @@ void ConstantSymbols::classifyHostRef(Symbol &S, const DeclRefExpr *R, const Fun
     S.Buf.Uses.push_back(std::move(U));
     // Its contents could come from this use: by value a kernel would not
     // see them.
-    S.Everyone.push_back({DiagID::HostNotTraceable,
-                          "'" + S.Name +
-                              "' is used here other than by a cudaMemcpyToSymbol of a "
-                              "whole descriptor from the host",
-                          ST.point(R->getBeginLoc()), {}});
+    S.Everyone.push_back(
+        blockerFor(ReasonID::ConstantOtherHostUse, {S.Name}, ST.point(R->getBeginLoc())));
     return;
   }
   U.Kind = HostUseKind::Copy;
@@ -300,10 +294,9 @@ std::vector<TextEdit> ConstantSymbols::signatureEdits(const FunctionDecl *K,
     SourceLocation L = FTL ? FTL.getLParenLoc() : SourceLocation();
     SourceLocation RP = FTL ? FTL.getRParenLoc() : SourceLocation();
     if (!L.isFileID() || !RP.isFileID() || ST.inSystemHeader(Redecl->getLocation())) {
-      Blockers.push_back({DiagID::Declaration,
-                          "the parameter list of this declaration of '" +
-                              K->getQualifiedNameAsString() + "' cannot be edited",
-                          ST.point(Redecl->getLocation()), {}});
+      Blockers.push_back(blockerFor(ReasonID::ConstantSignatureNotEditable,
+                                    {K->getQualifiedNameAsString()},
+                                    ST.point(Redecl->getLocation())));
       continue;
     }
     if (Redecl->getNumParams() > 0)
@@ -339,10 +332,9 @@ void ConstantSymbols::analyzeKernelUses(Symbol &S, const FunctionDecl *Fn,
     if (const auto *CC = dyn_cast_or_null<CXXConstructExpr>(P);
         CC && CC->getConstructor()->isCopyOrMoveConstructor())
       continue;
-    block(Sink, DiagID::Escapes,
-          "'" + S.Name + "' is used in a way that cannot be followed (" +
-              (P ? std::string(P->getStmtClassName()) : std::string("?")) + ")",
-          R->getBeginLoc());
+    Sink.Blockers.push_back(blockerFor(ReasonID::ConstantUnfollowedKernelUse,
+                                       {S.Name, P ? P->getStmtClassName() : "?"},
+                                       ST.point(R->getBeginLoc())));
   }
   llvm::append_range(DP.Edits, Sink.Edits);
   llvm::append_range(DP.FencesRemoved, Sink.Fences);
@@ -376,9 +368,8 @@ void ConstantSymbols::analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *
     Insert = newArgumentsEdit(KL, Hosts);
   for (LaunchSite &LS : Sites) {
     if (AllTraced && !Insert)
-      LS.Blockers.push_back({DiagID::InMacro,
-                             "the launch's arguments are spelled inside a macro body",
-                             ST.point(KL.E->getBeginLoc()), {}});
+      LS.Blockers.push_back(
+          blockerFor(ReasonID::ConstantLaunchArgsInMacro, {}, ST.point(KL.E->getBeginLoc())));
     else if (Insert)
       LS.Edits.push_back(*Insert);
     Out.Launches.push_back(std::move(LS));
@@ -401,21 +392,17 @@ LaunchSite ConstantSymbols::launchSite(Symbol &S, const KernelLaunch &KL, const 
   LU.What = "launch of '" + LS.KernelName + "'";
   LU.ParamKey = LS.ParamKey;
   S.Buf.Uses.push_back(LU);
-  auto Refuse = [&](DiagID ID, std::string Msg) {
-    LS.Blockers.push_back({ID, std::move(Msg), ST.point(KL.E->getBeginLoc()), {}});
+  auto Refuse = [&](ReasonID Why, llvm::ArrayRef<std::string> Args) {
+    LS.Blockers.push_back(blockerFor(Why, Args, ST.point(KL.E->getBeginLoc())));
   };
-  if (Fn->hasAttr<CUDAGlobalAttr>() || Fn->hasAttr<CUDADeviceAttr>()) {
-    Refuse(DiagID::LaunchNotRewritable, "'" + LS.KernelName + "' is launched from device code");
-  } else if (KL.ArgsDecl) {
-    Refuse(DiagID::LaunchNotRewritable,
-           "an argument array cannot gain the descriptor of '" + S.Name + "'");
-  } else if (const SymbolCopy *Reaching = reachingCopy(S, KL, Fn)) {
+  if (Fn->hasAttr<CUDAGlobalAttr>() || Fn->hasAttr<CUDADeviceAttr>())
+    Refuse(ReasonID::ConstantLaunchedFromDevice, {LS.KernelName});
+  else if (KL.ArgsDecl)
+    Refuse(ReasonID::ConstantArgumentArray, {S.Name});
+  else if (const SymbolCopy *Reaching = reachingCopy(S, KL, Fn))
     traceHostDescriptor(S, *Reaching, KL, Fn, LS);
-  } else {
-    Refuse(DiagID::HostNotTraceable,
-           "no cudaMemcpyToSymbol of a host descriptor into '" + S.Name +
-               "' reaches this launch in '" + Fn->getQualifiedNameAsString() + "'");
-  }
+  else
+    Refuse(ReasonID::ConstantNoReachingCopy, {S.Name, Fn->getQualifiedNameAsString()});
   return LS;
 }
 
@@ -445,9 +432,8 @@ void ConstantSymbols::traceHostDescriptor(Symbol &S, const SymbolCopy &Reaching,
   std::vector<Note> CopyNote{{"copied here", ST.point(Reaching.Call->getBeginLoc())}};
   for (const SymbolCopy &C : S.Copies[Fn])
     if (&C != &Reaching && between(Reaching.Top, KL.E, C.Call, Fn) && LS.Blockers.empty())
-      LS.Blockers.push_back({DiagID::HostNotTraceable,
-                             "'" + S.Name + "' is copied again between the copy and the launch",
-                             ST.point(C.Call->getBeginLoc()), CopyNote});
+      LS.Blockers.push_back(blockerFor(ReasonID::ConstantCopiedAgain, {S.Name},
+                                       ST.point(C.Call->getBeginLoc()), CopyNote));
   if (!LS.Blockers.empty())
     return;
   std::string Host;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tma/Diagnostics.h"
+#include "tma/Reasons.h"
 
 #include <string>
 #include <tuple>
@@ -63,7 +64,15 @@ struct Blocker {
   std::string Message; // specific: names the use, the function, the variable
   SourcePoint Where;
   std::vector<Note> Notes;
+  /// The entry of the reason table (tma/Reasons.def) it was built from, the
+  /// reports' `reasonId`; None for messages not built from the table yet.
+  ReasonID Reason = ReasonID::None;
 };
+
+/// A blocker built from the reason table: the reason's diagnostic, its
+/// template filled with \p Args, and its ID.
+Blocker blockerFor(ReasonID R, llvm::ArrayRef<std::string> Args, SourcePoint Where,
+                   std::vector<Note> Notes = {});
 
 /// One pointer-to-CUtensorMap parameter of one kernel.
 struct DescriptorParam {

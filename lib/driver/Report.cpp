@@ -12,6 +12,14 @@ static Value point(const SourcePoint &P) {
   return Object{{"file", P.File}, {"line", P.Line}, {"column", P.Column}, {"offset", P.Offset}};
 }
 
+/// The ID of the main reason a descriptor is refused (the first blocker's),
+/// when that reason comes from the reason table.
+static std::optional<llvm::StringRef> reasonIdOf(const ParamDecision &D) {
+  if (D.Rewrite || D.Blockers.empty() || D.Blockers.front().Reason == ReasonID::None)
+    return std::nullopt;
+  return reasonInfo(D.Blockers.front().Reason).Name;
+}
+
 static Array editsOf(const RunResult &R, const ParamDecision &D) {
   Array Out;
   if (!D.Rewrite)
@@ -39,15 +47,18 @@ std::string jsonReport(const RunResult &R, const Summary &S, bool Applied) {
     Array Notes;
     for (const Note &N : Msgs[I].Notes)
       Notes.push_back(Object{{"message", N.Message}, {"location", point(N.Where)}});
-    Descs.push_back(Object{{"kernel", D.KernelName},
-                           {"parameter", D.ParamName},
-                           {"index", D.Index},
-                           {"location", point(Msgs[I].Where)},
-                           {"decision", D.Rewrite ? "rewritten" : "refused"},
-                           {"id", info(Msgs[I].ID).Code},
-                           {"message", Msgs[I].Text},
-                           {"notes", std::move(Notes)},
-                           {"edits", editsOf(R, D)}});
+    Object Desc{{"kernel", D.KernelName},
+                {"parameter", D.ParamName},
+                {"index", D.Index},
+                {"location", point(Msgs[I].Where)},
+                {"decision", D.Rewrite ? "rewritten" : "refused"},
+                {"id", info(Msgs[I].ID).Code},
+                {"message", Msgs[I].Text},
+                {"notes", std::move(Notes)},
+                {"edits", editsOf(R, D)}};
+    if (std::optional<llvm::StringRef> Reason = reasonIdOf(D))
+      Desc["reasonId"] = *Reason;
+    Descs.push_back(std::move(Desc));
   }
   Object ByID;
   for (auto &[ID, N] : S.RefusedByID)
@@ -127,6 +138,8 @@ std::string sarifReport(const RunResult &R, bool Applied) {
                   {"locations", Array{sarifLocation(M.Where)}}};
     if (!Related.empty())
       Result["relatedLocations"] = std::move(Related);
+    if (std::optional<llvm::StringRef> Reason = reasonIdOf(D))
+      Result["properties"] = Object{{"reasonId", *Reason}};
     if (D.Rewrite) {
       std::map<std::string, Array> ByFile;
       for (const TextEdit &E : finalUnitEdits(R, D.Unit))

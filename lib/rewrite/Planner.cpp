@@ -1,3 +1,7 @@
+// makePlan in steps: merge the facts of every pass, decide each descriptor
+// parameter, spread refusals through what ties parameters together, group
+// the rewritten ones into edit units, remove the device buffers they no
+// longer need, and refuse units that edit what they may not or that conflict.
 #include "tma/Planner.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -18,46 +22,6 @@ bool editsConflict(const TextEdit &A, const TextEdit &B) {
   if (B.Length == 0)
     return B.Offset > A.Offset && B.Offset < A.Offset + A.Length;
   return A.Offset < B.Offset + B.Length && B.Offset < A.Offset + A.Length;
-}
-
-static void addUnique(std::vector<Blocker> &To, const Blocker &B) {
-  for (const Blocker &X : To)
-    if (X.ID == B.ID && X.Where == B.Where && X.Message == B.Message)
-      return;
-  To.push_back(B);
-}
-
-static bool underRoot(const std::string &File, const std::string &Root) {
-  if (Root.empty())
-    return true;
-  llvm::StringRef F(File), R(Root);
-  if (!F.starts_with(R))
-    return false;
-  return F.size() == R.size() || R.ends_with("/") || F[R.size()] == '/';
-}
-
-/// Why \p File may not be edited, or nullopt.
-static std::optional<std::string> notEditable(const std::string &File, const PlanOptions &Opts) {
-  if (!underRoot(File, Opts.InRoot))
-    return "'" + File + "' would be edited but is outside --in-root " + Opts.InRoot;
-  if (!Opts.BuildTree.empty() && underRoot(File, Opts.BuildTree))
-    return "'" + File + "' would be edited but is in the build tree '" + Opts.BuildTree +
-           "' (the compile database's directory): generated code is not edited; change its "
-           "generator";
-  return std::nullopt;
-}
-
-/// Returns the first pair of conflicting edits, if any.
-static const TextEdit *firstConflict(const std::vector<TextEdit> &Sorted) {
-  for (size_t I = 0; I < Sorted.size(); ++I)
-    for (size_t J = I + 1; J < Sorted.size(); ++J) {
-      if (Sorted[J].File != Sorted[I].File ||
-          Sorted[J].Offset > Sorted[I].Offset + Sorted[I].Length)
-        break;
-      if (editsConflict(Sorted[I], Sorted[J]))
-        return &Sorted[J];
-    }
-  return nullptr;
 }
 
 void Plan::refuseUnit(size_t U, const Blocker &Why) {
@@ -89,261 +53,378 @@ std::map<std::string, std::vector<TextEdit>> Plan::editsByFile(size_t Only) cons
   return Out;
 }
 
-Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
-  // 1. Merge the facts of every pass.
+namespace {
+
+/// A descriptor parameter launched at a position (from a buffer's launch use).
+using ParamUse = std::pair<std::string, SourcePoint>;
+
+/// The facts of every pass, merged by key.
+struct MergedFacts {
   std::map<std::string, DescriptorParam> Params;
-  std::map<std::pair<std::string, SourcePoint>, LaunchSite> Launches;
+  std::map<std::pair<std::string, SourcePoint>, LaunchSite> Launches; // (param key, position)
   std::map<std::string, DeviceBuffer> Buffers;
   std::map<std::string, std::set<TextEdit>> ParamEdits;
   std::map<std::string, std::set<SourcePoint>> ParamFences;
+};
+
+/// Parameters rewritten together or not at all (by slot in Plan::Params).
+struct Tie {
+  std::vector<size_t> Slots;
+  Note Why;
+};
+
+/// The plan being made, with what the steps after the decisions share.
+struct Planning {
+  const MergedFacts &F;
+  const PlanOptions &Opts;
+  Plan P;
+  std::map<std::string, size_t> Slot; // param key -> index in P.Params
+  /// The descriptors launched with each device buffer.
+  std::map<std::string, std::vector<ParamUse>> BufferUsers;
+  std::vector<Tie> Ties;
+
+  ParamDecision &decision(const std::string &Key) { return P.Params[Slot.find(Key)->second]; }
+};
+
+} // namespace
+
+static void addUnique(std::vector<Blocker> &To, const Blocker &B) {
+  for (const Blocker &X : To)
+    if (X.ID == B.ID && X.Where == B.Where && X.Message == B.Message)
+      return;
+  To.push_back(B);
+}
+
+// --- 1. Merge ---------------------------------------------------------------
+
+static void mergeParam(MergedFacts &M, const DescriptorParam &P) {
+  auto [It, New] = M.Params.emplace(P.Key, P);
+  DescriptorParam &Into = It->second;
+  if (!New) {
+    llvm::append_range(Into.ReliesOn, P.ReliesOn);
+    if (P.DefinitionSeen && !Into.DefinitionSeen)
+      Into.Where = P.Where;
+    Into.DefinitionSeen |= P.DefinitionSeen;
+    for (const Blocker &B : P.Blockers)
+      addUnique(Into.Blockers, B);
+  }
+  M.ParamEdits[P.Key].insert(P.Edits.begin(), P.Edits.end());
+  M.ParamFences[P.Key].insert(P.FencesRemoved.begin(), P.FencesRemoved.end());
+}
+
+/// Blockers found away from the kernel, for the parameters merged so far.
+static void mergeParamBlockers(MergedFacts &M, const PassFacts &PF) {
+  for (const auto &[Key, B] : PF.ParamBlockers)
+    if (M.Params.count(Key))
+      addUnique(M.Params[Key].Blockers, B);
+}
+
+static void mergeLaunch(MergedFacts &M, const LaunchSite &L) {
+  auto [It, New] = M.Launches.emplace(std::make_pair(L.ParamKey, L.Where), L);
+  if (New)
+    return;
+  LaunchSite &Into = It->second;
+  llvm::append_range(Into.ReliesOn, L.ReliesOn);
+  for (const Blocker &B : L.Blockers)
+    addUnique(Into.Blockers, B);
+  if (Into.Edits != L.Edits && !Into.Edits.empty() && !L.Edits.empty())
+    addUnique(Into.Blockers, blockerFor(ReasonID::PlanPassesDisagree, {}, L.Where));
+  if (Into.Edits.empty())
+    Into.Edits = L.Edits;
+}
+
+static void mergeBuffer(MergedFacts &M, const DeviceBuffer &B) {
+  auto [It, New] = M.Buffers.emplace(B.Key, B);
+  if (New)
+    return;
+  for (const HostUse &U : B.Uses) {
+    bool Seen = llvm::any_of(It->second.Uses, [&](const HostUse &X) {
+      return X.Kind == U.Kind && X.Where == U.Where;
+    });
+    if (!Seen)
+      It->second.Uses.push_back(U);
+  }
+}
+
+static MergedFacts mergeFacts(const std::vector<PassFacts> &Facts) {
+  MergedFacts M;
   for (const PassFacts &PF : Facts) {
-    for (const DescriptorParam &P : PF.Params) {
-      auto [It, New] = Params.emplace(P.Key, P);
-      DescriptorParam &M = It->second;
-      if (!New) {
-        llvm::append_range(M.ReliesOn, P.ReliesOn);
-        if (P.DefinitionSeen && !M.DefinitionSeen)
-          M.Where = P.Where;
-        M.DefinitionSeen |= P.DefinitionSeen;
-        for (const Blocker &B : P.Blockers)
-          addUnique(M.Blockers, B);
-      }
-      ParamEdits[P.Key].insert(P.Edits.begin(), P.Edits.end());
-      ParamFences[P.Key].insert(P.FencesRemoved.begin(), P.FencesRemoved.end());
-    }
-    for (const auto &[Key, B] : PF.ParamBlockers)
-      if (Params.count(Key))
-        addUnique(Params[Key].Blockers, B);
-    for (const LaunchSite &L : PF.Launches) {
-      auto [It, New] = Launches.emplace(std::make_pair(L.ParamKey, L.Where), L);
-      if (New)
-        continue;
-      LaunchSite &M = It->second;
-      llvm::append_range(M.ReliesOn, L.ReliesOn);
-      for (const Blocker &B : L.Blockers)
-        addUnique(M.Blockers, B);
-      if (M.Edits != L.Edits && !M.Edits.empty() && !L.Edits.empty())
-        addUnique(M.Blockers, {DiagID::Conflict,
-                               "the device and host passes disagree on this launch argument",
-                               L.Where, {}});
-      if (M.Edits.empty())
-        M.Edits = L.Edits;
-    }
-    for (const DeviceBuffer &B : PF.Buffers) {
-      auto [It, New] = Buffers.emplace(B.Key, B);
-      if (New)
-        continue;
-      for (const HostUse &U : B.Uses) {
-        bool Seen = llvm::any_of(It->second.Uses, [&](const HostUse &X) {
-          return X.Kind == U.Kind && X.Where == U.Where;
-        });
-        if (!Seen)
-          It->second.Uses.push_back(U);
-      }
-    }
+    for (const DescriptorParam &P : PF.Params)
+      mergeParam(M, P);
+    mergeParamBlockers(M, PF);
+    for (const LaunchSite &L : PF.Launches)
+      mergeLaunch(M, L);
+    for (const DeviceBuffer &B : PF.Buffers)
+      mergeBuffer(M, B);
   }
   // ParamBlockers of one pass may name a param first seen in another pass.
   for (const PassFacts &PF : Facts) {
-    for (const auto &[Key, B] : PF.ParamBlockers)
-      if (Params.count(Key))
-        addUnique(Params[Key].Blockers, B);
+    mergeParamBlockers(M, PF);
     for (const auto &[Key, S] : PF.ParamSpans)
-      if (Params.count(Key))
-        Params[Key].ReliesOn.push_back(S);
+      if (M.Params.count(Key))
+        M.Params[Key].ReliesOn.push_back(S);
   }
+  return M;
+}
 
-  // 2. Decide each descriptor parameter.
-  Plan P;
-  std::map<std::string, size_t> Slot;
-  for (auto &[Key, DP] : Params) {
-    ParamDecision D;
-    D.Key = Key;
-    D.KernelName = DP.KernelName;
-    D.ParamName = DP.ParamName;
-    D.Index = DP.Index;
-    D.Where = DP.Where;
-    D.Blockers = DP.Blockers;
-    D.ReliesOn = DP.ReliesOn;
-    D.ExternallyVisible = DP.ExternallyVisible;
-    D.FromConstant = DP.FromConstant;
-    if (!DP.DefinitionSeen)
-      addUnique(D.Blockers, {DiagID::Escapes,
-                             "the definition of kernel '" + DP.KernelName +
-                                 "' is not in this translation unit; its uses of '" +
-                                 DP.ParamName + "' cannot be checked",
-                             DP.Where, {}});
-    for (auto &[LK, L] : Launches)
-      if (LK.first == Key) {
-        ++D.Launches;
-        llvm::append_range(D.ReliesOn, L.ReliesOn);
-        for (const Blocker &B : L.Blockers)
-          addUnique(D.Blockers, B);
-      }
-    if (D.Launches == 0)
-      addUnique(D.Blockers, {DiagID::LaunchNotRewritable,
-                             "no launch of kernel '" + DP.KernelName +
-                                 "' in the given sources; launches elsewhere would break",
-                             DP.Where, {}});
-    for (const TextEdit &E : ParamEdits[Key])
-      if (std::optional<std::string> Why = notEditable(E.File, Opts)) {
-        addUnique(D.Blockers, {DiagID::Declaration, *Why, DP.Where, {}});
-        break;
-      }
-    llvm::sort(D.ReliesOn);
-    D.ReliesOn.erase(std::unique(D.ReliesOn.begin(), D.ReliesOn.end()), D.ReliesOn.end());
-    auto Pre = Opts.Preblocked.find(Key);
-    if (Pre != Opts.Preblocked.end())
-      D.Blockers.insert(D.Blockers.begin(), Pre->second);
-    D.Rewrite = D.Blockers.empty();
-    Slot[Key] = P.Params.size();
-    P.Params.push_back(std::move(D));
+// --- 2. Decide --------------------------------------------------------------
+
+static bool underRoot(const std::string &File, const std::string &Root) {
+  if (Root.empty())
+    return true;
+  llvm::StringRef F(File), R(Root);
+  if (!F.starts_with(R))
+    return false;
+  return F.size() == R.size() || R.ends_with("/") || F[R.size()] == '/';
+}
+
+/// Why \p File may not be edited (blocked at \p Where), or nullopt.
+static std::optional<Blocker> notEditable(const std::string &File, const PlanOptions &Opts,
+                                          const SourcePoint &Where) {
+  if (!underRoot(File, Opts.InRoot))
+    return blockerFor(ReasonID::PlanOutsideInRoot, {File, Opts.InRoot}, Where);
+  if (!Opts.BuildTree.empty() && underRoot(File, Opts.BuildTree))
+    return blockerFor(ReasonID::PlanInBuildTree, {File, Opts.BuildTree}, Where);
+  return std::nullopt;
+}
+
+/// The decision for one parameter from its own facts and its launches'.
+static ParamDecision decideParam(const MergedFacts &M, const DescriptorParam &DP,
+                                 const PlanOptions &Opts) {
+  ParamDecision D;
+  D.Key = DP.Key;
+  D.KernelName = DP.KernelName;
+  D.ParamName = DP.ParamName;
+  D.Index = DP.Index;
+  D.Where = DP.Where;
+  D.Blockers = DP.Blockers;
+  D.ReliesOn = DP.ReliesOn;
+  D.ExternallyVisible = DP.ExternallyVisible;
+  D.FromConstant = DP.FromConstant;
+  if (!DP.DefinitionSeen)
+    addUnique(D.Blockers, blockerFor(ReasonID::PlanDefinitionNotSeen,
+                                     {DP.KernelName, DP.ParamName}, DP.Where));
+  for (auto &[LK, L] : M.Launches)
+    if (LK.first == DP.Key) {
+      ++D.Launches;
+      llvm::append_range(D.ReliesOn, L.ReliesOn);
+      for (const Blocker &B : L.Blockers)
+        addUnique(D.Blockers, B);
+    }
+  if (D.Launches == 0)
+    addUnique(D.Blockers, blockerFor(ReasonID::PlanNoLaunch, {DP.KernelName}, DP.Where));
+  for (const TextEdit &E : M.ParamEdits.find(DP.Key)->second)
+    if (std::optional<Blocker> Why = notEditable(E.File, Opts, DP.Where)) {
+      addUnique(D.Blockers, *Why);
+      break;
+    }
+  llvm::sort(D.ReliesOn);
+  D.ReliesOn.erase(std::unique(D.ReliesOn.begin(), D.ReliesOn.end()), D.ReliesOn.end());
+  auto Pre = Opts.Preblocked.find(DP.Key);
+  if (Pre != Opts.Preblocked.end())
+    D.Blockers.insert(D.Blockers.begin(), Pre->second);
+  D.Rewrite = D.Blockers.empty();
+  return D;
+}
+
+static void decideParams(Planning &S) {
+  for (auto &[Key, DP] : S.F.Params) {
+    S.Slot[Key] = S.P.Params.size();
+    S.P.Params.push_back(decideParam(S.F, DP, S.Opts));
   }
+}
 
-  // Who is launched with each device buffer: taken from the buffer's own
-  // uses, so that a launch refused before it was traced still counts.
-  std::map<std::string, std::vector<std::pair<std::string, SourcePoint>>> BufferUsers;
-  for (auto &[BK, B] : Buffers)
+// --- 3. Spread refusals -----------------------------------------------------
+
+/// Who is launched with each device buffer: taken from the buffer's own
+/// uses, so that a launch refused before it was traced still counts.
+static void collectBufferUsers(Planning &S) {
+  for (auto &[BK, B] : S.F.Buffers)
     for (const HostUse &U : B.Uses)
-      if (U.Kind == HostUseKind::Launch && Slot.count(U.ParamKey))
-        BufferUsers[BK].push_back({U.ParamKey, U.Where});
+      if (U.Kind == HostUseKind::Launch && S.Slot.count(U.ParamKey))
+        S.BufferUsers[BK].push_back({U.ParamKey, U.Where});
+}
 
-  // Parameters tied together (one function pointer launches them all).
-  std::vector<std::pair<std::vector<size_t>, Note>> Ties;
+/// Parameters tied together (one function pointer launches them all).
+static void collectTies(Planning &S, const std::vector<PassFacts> &Facts) {
   for (const PassFacts &PF : Facts)
     for (const auto &[Keys, Why] : PF.TiedParams) {
       std::vector<size_t> Slots;
       for (const std::string &K : Keys)
-        if (Slot.count(K))
-          Slots.push_back(Slot[K]);
+        if (S.Slot.count(K))
+          Slots.push_back(S.Slot[K]);
       if (Slots.size() > 1)
-        Ties.push_back({Slots, Why});
+        S.Ties.push_back({Slots, Why});
     }
+}
 
-  // A device copy shared with a descriptor that stays by reference may be
-  // changed on the device (tensormap.replace in another kernel): then no
-  // launch of it can pass the host descriptor instead. Refusals spread.
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (const auto &[Slots, Why] : Ties) {
-      auto Kept = llvm::find_if(Slots, [&](size_t S) { return !P.Params[S].Rewrite; });
-      if (Kept == Slots.end())
+/// A tie with one refused parameter refuses the others. True if any changed.
+static bool spreadThroughTies(Planning &S) {
+  bool Changed = false;
+  for (const auto &[Slots, Why] : S.Ties) {
+    auto Kept = llvm::find_if(Slots, [&](size_t I) { return !S.P.Params[I].Rewrite; });
+    if (Kept == Slots.end())
+      continue;
+    for (size_t I : Slots) {
+      ParamDecision &D = S.P.Params[I];
+      if (!D.Rewrite)
         continue;
-      for (size_t S : Slots) {
-        ParamDecision &D = P.Params[S];
-        if (!D.Rewrite)
-          continue;
-        D.Rewrite = false;
-        D.Blockers.push_back({DiagID::LaunchNotRewritable,
-                              "it is launched through a function pointer that may also point "
-                              "to '" + P.Params[*Kept].KernelName +
-                                  "', whose descriptor stays by reference",
-                              Why.Where,
-                              {Why}});
-        Changed = true;
-      }
-    }
-    for (auto &[BK, Users] : BufferUsers) {
-      // __constant__ memory cannot be changed on the device: a kernel that
-      // keeps reading it only keeps the copies in place.
-      if (llvm::StringRef(BK).starts_with("constant:"))
-        continue;
-      const std::pair<std::string, SourcePoint> *Kept = nullptr;
-      for (const auto &User : Users)
-        if (!P.Params[Slot[User.first]].Rewrite)
-          Kept = &User;
-      if (!Kept)
-        continue;
-      const std::string &KeptKernel = P.Params[Slot[Kept->first]].KernelName;
-      for (const auto &User : Users) {
-        ParamDecision &D = P.Params[Slot[User.first]];
-        if (!D.Rewrite)
-          continue;
-        D.Rewrite = false;
-        D.Blockers.push_back(
-            {DiagID::HostNotTraceable,
-             "the device copy passed here is also passed to '" + KeptKernel +
-                 "', whose descriptor stays by reference and may be changed on the device",
-             User.second,
-             {{"'" + KeptKernel + "' is launched with it here", Kept->second}}});
-        Changed = true;
-      }
+      D.Rewrite = false;
+      D.Blockers.push_back(blockerFor(ReasonID::PlanTiedKernelKept,
+                                      {S.P.Params[*Kept].KernelName}, Why.Where, {Why}));
+      Changed = true;
     }
   }
+  return Changed;
+}
 
-  // 3. Units: rewritten parameters whose launches share a device buffer.
-  std::vector<size_t> Leader(P.Params.size());
-  for (size_t I = 0; I < Leader.size(); ++I)
-    Leader[I] = I;
-  auto Find = [&](size_t X) {
+/// A device buffer launched with a refused parameter refuses the others.
+/// True if any changed.
+static bool spreadThroughBuffers(Planning &S) {
+  bool Changed = false;
+  for (auto &[BK, Users] : S.BufferUsers) {
+    // __constant__ memory cannot be changed on the device: a kernel that
+    // keeps reading it only keeps the copies in place.
+    if (S.F.Buffers.find(BK)->second.Kind == BufferKind::ConstantSymbol)
+      continue;
+    const ParamUse *Kept = nullptr;
+    for (const ParamUse &User : Users)
+      if (!S.decision(User.first).Rewrite)
+        Kept = &User;
+    if (!Kept)
+      continue;
+    const std::string &KeptKernel = S.decision(Kept->first).KernelName;
+    for (const ParamUse &User : Users) {
+      ParamDecision &D = S.decision(User.first);
+      if (!D.Rewrite)
+        continue;
+      D.Rewrite = false;
+      D.Blockers.push_back(
+          blockerFor(ReasonID::PlanSharedCopyKept, {KeptKernel}, User.second,
+                     {{"'" + KeptKernel + "' is launched with it here", Kept->second}}));
+      Changed = true;
+    }
+  }
+  return Changed;
+}
+
+/// A device copy shared with a descriptor that stays by reference may be
+/// changed on the device (tensormap.replace in another kernel): then no
+/// launch of it can pass the host descriptor instead. Refusals spread until
+/// nothing changes.
+static void spreadRefusals(Planning &S) {
+  for (bool Changed = true; Changed;) {
+    Changed = spreadThroughTies(S);
+    Changed |= spreadThroughBuffers(S);
+  }
+}
+
+// --- 4. Units ---------------------------------------------------------------
+
+namespace {
+/// Union-find over parameter slots.
+struct Groups {
+  std::vector<size_t> Leader;
+  explicit Groups(size_t N) : Leader(N) {
+    for (size_t I = 0; I < N; ++I)
+      Leader[I] = I;
+  }
+  size_t find(size_t X) {
     while (Leader[X] != X)
       X = Leader[X] = Leader[Leader[X]];
     return X;
-  };
-  for (auto &[BK, Users] : BufferUsers)
-    for (const auto &User : Users)
-      if (P.Params[Slot[User.first]].Rewrite && P.Params[Slot[Users.front().first]].Rewrite)
-        Leader[Find(Slot[User.first])] = Find(Slot[Users.front().first]);
-  for (const auto &[Slots, Why] : Ties)
-    if (P.Params[Slots.front()].Rewrite)
-      for (size_t S : Slots)
-        Leader[Find(S)] = Find(Slots.front());
+  }
+  void join(size_t A, size_t B) { Leader[find(A)] = find(B); }
+};
+} // namespace
+
+/// Rewritten parameters change together when they are launched with one
+/// device buffer, tied, or launched with buffers declared in one statement.
+static Groups groupParams(Planning &S) {
+  Groups G(S.P.Params.size());
+  for (auto &[BK, Users] : S.BufferUsers)
+    for (const ParamUse &User : Users)
+      if (S.decision(User.first).Rewrite && S.decision(Users.front().first).Rewrite)
+        G.join(S.Slot[User.first], S.Slot[Users.front().first]);
+  for (const auto &[Slots, Why] : S.Ties)
+    if (S.P.Params[Slots.front()].Rewrite)
+      for (size_t I : Slots)
+        G.join(I, Slots.front());
   // Buffers declared in one statement (`CUtensorMap *d_a, *d_b;`) are removed
   // together or not at all: their parameters change together.
-  for (auto &[BK, B] : Buffers) {
-    auto Mine = BufferUsers.find(BK);
-    if (Mine == BufferUsers.end() || !P.Params[Slot[Mine->second.front().first]].Rewrite)
+  for (auto &[BK, B] : S.F.Buffers) {
+    auto Mine = S.BufferUsers.find(BK);
+    if (Mine == S.BufferUsers.end() || !S.decision(Mine->second.front().first).Rewrite)
       continue;
     for (const HostUse &U : B.Uses)
       for (const std::string &Sibling : U.SharedWith) {
-        auto Theirs = BufferUsers.find(Sibling);
-        if (Theirs != BufferUsers.end() && P.Params[Slot[Theirs->second.front().first]].Rewrite)
-          Leader[Find(Slot[Theirs->second.front().first])] =
-              Find(Slot[Mine->second.front().first]);
+        auto Theirs = S.BufferUsers.find(Sibling);
+        if (Theirs != S.BufferUsers.end() && S.decision(Theirs->second.front().first).Rewrite)
+          G.join(S.Slot[Theirs->second.front().first], S.Slot[Mine->second.front().first]);
       }
   }
+  return G;
+}
 
+/// Adds a rewritten parameter's edits, fences and launches to its unit.
+static void addToUnit(const MergedFacts &M, const ParamDecision &D, EditUnit &U) {
+  U.ParamKeys.push_back(D.Key);
+  const std::set<TextEdit> &Edits = M.ParamEdits.find(D.Key)->second;
+  U.Edits.insert(U.Edits.end(), Edits.begin(), Edits.end());
+  U.FencesRemoved += M.ParamFences.find(D.Key)->second.size();
+  for (auto &[LK, L] : M.Launches)
+    if (LK.first == D.Key) {
+      U.Edits.insert(U.Edits.end(), L.Edits.begin(), L.Edits.end());
+      ++U.LaunchesChanged;
+    }
+}
+
+/// One unit per group of rewritten parameters, numbered in parameter order.
+static void formUnits(Planning &S) {
+  Groups G = groupParams(S);
   std::map<size_t, size_t> UnitOf;
-  for (size_t I = 0; I < P.Params.size(); ++I) {
-    ParamDecision &D = P.Params[I];
+  for (size_t I = 0; I < S.P.Params.size(); ++I) {
+    ParamDecision &D = S.P.Params[I];
     if (!D.Rewrite)
       continue;
-    auto [It, New] = UnitOf.emplace(Find(I), P.Units.size());
+    auto [It, New] = UnitOf.emplace(G.find(I), S.P.Units.size());
     if (New)
-      P.Units.emplace_back();
+      S.P.Units.emplace_back();
     D.Unit = It->second;
-    EditUnit &U = P.Units[D.Unit];
-    U.ParamKeys.push_back(D.Key);
-    U.Edits.insert(U.Edits.end(), ParamEdits[D.Key].begin(), ParamEdits[D.Key].end());
-    U.FencesRemoved += ParamFences[D.Key].size();
-    for (auto &[LK, L] : Launches)
-      if (LK.first == D.Key) {
-        U.Edits.insert(U.Edits.end(), L.Edits.begin(), L.Edits.end());
-        ++U.LaunchesChanged;
-      }
+    addToUnit(S.F, D, S.P.Units[D.Unit]);
   }
+}
 
-  // 4. Device buffers whose every launch now passes the host descriptor go.
-  // First which go (and in which unit), then their edits: a declaration
-  // shared with other variables goes only when all of them go together.
+// --- 5. Device buffers ------------------------------------------------------
+
+/// The use that keeps \p B in place: another use, or one that cannot be
+/// removed on its own (the last such).
+static const HostUse *keepingUse(const DeviceBuffer &B) {
+  const HostUse *Blocking = nullptr;
+  for (const HostUse &Use : B.Uses)
+    if (Use.Kind == HostUseKind::Other ||
+        (Use.Kind != HostUseKind::Launch && Use.Kind != HostUseKind::Declaration &&
+         Use.Removal.empty()))
+      Blocking = &Use;
+  return Blocking;
+}
+
+/// Device buffers whose every launch now passes the host descriptor, each
+/// with the unit that removes it; the others, when fully rewritten, get a
+/// note in their unit saying why they stay.
+static std::map<std::string, size_t> buffersToRemove(Planning &S) {
   std::map<std::string, size_t> Removed; // buffer key -> unit
-  for (auto &[BK, B] : Buffers) {
-    auto Users = BufferUsers.find(BK);
-    if (Users == BufferUsers.end())
+  for (auto &[BK, B] : S.F.Buffers) {
+    auto Users = S.BufferUsers.find(BK);
+    if (Users == S.BufferUsers.end())
       continue;
-    bool AllRewritten = llvm::all_of(Users->second, [&](const auto &User) {
-      return P.Params[Slot[User.first]].Rewrite;
-    });
+    bool AllRewritten = llvm::all_of(
+        Users->second, [&](const ParamUse &User) { return S.decision(User.first).Rewrite; });
     if (!AllRewritten)
       continue; // still used by a refused launch
-    size_t UnitIndex = P.Params[Slot[Users->second.front().first]].Unit;
-    const HostUse *Blocking = nullptr;
-    for (const HostUse &Use : B.Uses)
-      if (Use.Kind == HostUseKind::Other ||
-          (Use.Kind != HostUseKind::Launch && Use.Kind != HostUseKind::Declaration &&
-           Use.Removal.empty()))
-        Blocking = &Use;
-    if (Blocking) {
-      P.Units[UnitIndex].LeftInPlace.push_back(
+    size_t UnitIndex = S.decision(Users->second.front().first).Unit;
+    if (const HostUse *Blocking = keepingUse(B)) {
+      S.P.Units[UnitIndex].LeftInPlace.push_back(
           {"device buffer '" + B.Name + "' is kept: " +
                (Blocking->Kind == HostUseKind::Other
                     ? "it has another use here"
@@ -353,66 +434,116 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
     }
     Removed[BK] = UnitIndex;
   }
-  for (const auto &[BK, UnitIndex] : Removed) {
-    const DeviceBuffer &B = Buffers[BK];
-    EditUnit &U = P.Units[UnitIndex];
-    for (const HostUse &Use : B.Uses) {
-      if (Use.Kind == HostUseKind::Declaration) {
-        bool SiblingsGo = llvm::all_of(Use.SharedWith, [&](const std::string &K) {
-          auto It = Removed.find(K);
-          return It != Removed.end() && It->second == UnitIndex;
-        });
-        if (Use.Removal.empty() || !SiblingsGo) {
-          U.LeftInPlace.push_back(
-              {"the declaration of '" + B.Name + "' shares its statement; remove it by hand",
-               Use.Where});
-          continue;
-        }
-      }
-      U.Edits.insert(U.Edits.end(), Use.Removal.begin(), Use.Removal.end());
-      U.CopiesRemoved += Use.Kind == HostUseKind::Copy;
-      U.AllocsRemoved += Use.Kind == HostUseKind::Alloc;
-      U.FreesRemoved += Use.Kind == HostUseKind::Free;
-    }
-  }
+  return Removed;
+}
 
-  // Nothing outside --in-root or in the build tree is edited: not a
-  // declaration, not a launch.
-  for (size_t I = 0; I < P.Units.size(); ++I)
-    for (const TextEdit &E : P.Units[I].Edits)
-      if (std::optional<std::string> Why = notEditable(E.File, Opts)) {
-        P.refuseUnit(I, {DiagID::Declaration, *Why, {E.File, E.Offset, 0, 0}, {}});
+/// Adds the removal of buffer \p B to unit \p UnitIndex. A declaration
+/// shared with other variables goes only when all of them go together.
+static void removeBuffer(const DeviceBuffer &B, size_t UnitIndex,
+                         const std::map<std::string, size_t> &Removed, EditUnit &U) {
+  for (const HostUse &Use : B.Uses) {
+    if (Use.Kind == HostUseKind::Declaration) {
+      bool SiblingsGo = llvm::all_of(Use.SharedWith, [&](const std::string &K) {
+        auto It = Removed.find(K);
+        return It != Removed.end() && It->second == UnitIndex;
+      });
+      if (Use.Removal.empty() || !SiblingsGo) {
+        U.LeftInPlace.push_back(
+            {"the declaration of '" + B.Name + "' shares its statement; remove it by hand",
+             Use.Where});
+        continue;
+      }
+    }
+    U.Edits.insert(U.Edits.end(), Use.Removal.begin(), Use.Removal.end());
+    U.CopiesRemoved += Use.Kind == HostUseKind::Copy;
+    U.AllocsRemoved += Use.Kind == HostUseKind::Alloc;
+    U.FreesRemoved += Use.Kind == HostUseKind::Free;
+  }
+}
+
+/// First which buffers go (and in which unit), then their edits.
+static void removeUnneededBuffers(Planning &S) {
+  std::map<std::string, size_t> Removed = buffersToRemove(S);
+  for (const auto &[BK, UnitIndex] : Removed)
+    removeBuffer(S.F.Buffers.find(BK)->second, UnitIndex, Removed, S.P.Units[UnitIndex]);
+}
+
+// --- 6. Refused units -------------------------------------------------------
+
+/// Nothing outside --in-root or in the build tree is edited: not a
+/// declaration, not a launch.
+static void refuseNotEditableUnits(Planning &S) {
+  for (size_t I = 0; I < S.P.Units.size(); ++I)
+    for (const TextEdit &E : S.P.Units[I].Edits)
+      if (std::optional<Blocker> Why = notEditable(E.File, S.Opts, {E.File, E.Offset, 0, 0})) {
+        S.P.refuseUnit(I, *Why);
         break;
       }
+}
 
-  // 5. Conflicts refuse the unit (and both units when they collide).
+/// Returns the first pair of conflicting edits, if any.
+static const TextEdit *firstConflict(const std::vector<TextEdit> &Sorted) {
+  for (size_t I = 0; I < Sorted.size(); ++I)
+    for (size_t J = I + 1; J < Sorted.size(); ++J) {
+      if (Sorted[J].File != Sorted[I].File ||
+          Sorted[J].Offset > Sorted[I].Offset + Sorted[I].Length)
+        break;
+      if (editsConflict(Sorted[I], Sorted[J]))
+        return &Sorted[J];
+    }
+  return nullptr;
+}
+
+/// Sorts each unit's edits; overlapping edits in one unit refuse it.
+static void refuseConflictsWithinUnits(Plan &P) {
   for (size_t I = 0; I < P.Units.size(); ++I) {
     EditUnit &U = P.Units[I];
     llvm::sort(U.Edits);
     U.Edits.erase(std::unique(U.Edits.begin(), U.Edits.end()), U.Edits.end());
     if (const TextEdit *C = firstConflict(U.Edits))
-      P.refuseUnit(I, {DiagID::Conflict, "two edits for this descriptor overlap",
-                       {C->File, C->Offset, 0, 0}, {}});
+      P.refuseUnit(I, blockerFor(ReasonID::PlanEditsOverlap, {}, {C->File, C->Offset, 0, 0}));
   }
+}
+
+/// The first edit of \p A that conflicts with one of \p B, if any.
+static const TextEdit *firstConflictBetween(const EditUnit &A, const EditUnit &B) {
+  for (const TextEdit &EA : A.Edits)
+    for (const TextEdit &EB : B.Edits)
+      if (editsConflict(EA, EB))
+        return &EA;
+  return nullptr;
+}
+
+/// Two units whose edits collide are both refused.
+static void refuseConflictsBetweenUnits(Plan &P) {
   for (size_t I = 0; I < P.Units.size(); ++I)
     for (size_t J = I + 1; J < P.Units.size(); ++J) {
       if (P.Units[I].Refused || P.Units[J].Refused)
         continue;
-      for (const TextEdit &A : P.Units[I].Edits)
-        for (const TextEdit &B : P.Units[J].Edits)
-          if (editsConflict(A, B)) {
-            Blocker Why{DiagID::Conflict, "edits of two descriptors overlap",
-                        {A.File, A.Offset, 0, 0}, {}};
-            P.refuseUnit(I, Why);
-            P.refuseUnit(J, Why);
-            goto next;
-          }
-    next:;
+      if (const TextEdit *A = firstConflictBetween(P.Units[I], P.Units[J])) {
+        Blocker Why = blockerFor(ReasonID::PlanUnitsOverlap, {}, {A->File, A->Offset, 0, 0});
+        P.refuseUnit(I, Why);
+        P.refuseUnit(J, Why);
+      }
     }
-  llvm::sort(P.Params, [](const ParamDecision &A, const ParamDecision &B) {
+}
+
+Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
+  MergedFacts Merged = mergeFacts(Facts);
+  Planning S{Merged, Opts, {}, {}, {}, {}};
+  decideParams(S);
+  collectBufferUsers(S);
+  collectTies(S, Facts);
+  spreadRefusals(S);
+  formUnits(S);
+  removeUnneededBuffers(S);
+  refuseNotEditableUnits(S);
+  refuseConflictsWithinUnits(S.P);
+  refuseConflictsBetweenUnits(S.P);
+  llvm::sort(S.P.Params, [](const ParamDecision &A, const ParamDecision &B) {
     return std::tie(A.Where, A.Index) < std::tie(B.Where, B.Index);
   });
-  return P;
+  return std::move(S.P);
 }
 
 } // namespace tma

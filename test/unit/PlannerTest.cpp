@@ -86,6 +86,7 @@ TEST(Planner, NoLaunchMeansNoRewrite) {
   Plan P = makePlan({F}, {});
   EXPECT_FALSE(P.Params[0].Rewrite);
   EXPECT_EQ(P.Params[0].Blockers.front().ID, DiagID::LaunchNotRewritable);
+  EXPECT_EQ(P.Params[0].Blockers.front().Reason, ReasonID::PlanNoLaunch);
 }
 
 TEST(Planner, BufferWithAnotherUseIsKept) {
@@ -120,10 +121,39 @@ TEST(Planner, DeviceCopySharedWithARefusedKernelRefusesEveryReader) {
     if (D.KernelName == "k") {
       ASSERT_FALSE(D.Blockers.empty());
       EXPECT_EQ(D.Blockers.front().ID, DiagID::HostNotTraceable);
+      EXPECT_EQ(D.Blockers.front().Reason, ReasonID::PlanSharedCopyKept);
     }
   }
   EXPECT_TRUE(P.Units.empty());
   EXPECT_TRUE(P.editsByFile().empty());
+}
+
+/// k and k2 both read one buffer; k2 is refused (it writes the descriptor).
+PassFacts sharedWithRefusedKernel() {
+  PassFacts F = oneKernel("host");
+  DescriptorParam Q = F.Params[0];
+  Q.Key = "c:@F@k2#0";
+  Q.KernelName = "k2";
+  Q.Edits = {edit(400, 20, "const __grid_constant__ CUtensorMap map")};
+  Q.Blockers = {{DiagID::DeviceWrite, "written", at(420), {}}};
+  F.Params.push_back(Q);
+  F.Buffers[0].Uses.push_back({HostUseKind::Launch, at(500), "launch", {}, Q.Key});
+  return F;
+}
+
+TEST(Planner, ConstantSymbolSharedWithARefusedKernelDoesNotSpread) {
+  // __constant__ memory cannot change on the device: k still reads the host
+  // descriptor. The planner goes by the kind, not by the key's spelling.
+  PassFacts F = sharedWithRefusedKernel();
+  F.Buffers[0].Kind = BufferKind::ConstantSymbol;
+  Plan P = makePlan({F}, {});
+  ASSERT_EQ(P.Params.size(), 2u);
+  EXPECT_TRUE(P.Params[0].Rewrite) << P.Params[0].KernelName;
+  EXPECT_FALSE(P.Params[1].Rewrite) << P.Params[1].KernelName;
+
+  PassFacts G = sharedWithRefusedKernel();
+  G.Buffers[0].Key = G.Launches[0].BufferKey = "constant:/src/a.cu:150";
+  EXPECT_FALSE(makePlan({G}, {}).Params[0].Rewrite) << "a variable named like a symbol spreads";
 }
 
 TEST(Planner, OutsideInRootIsRefused) {
@@ -132,6 +162,9 @@ TEST(Planner, OutsideInRootIsRefused) {
   Plan P = makePlan({oneKernel("host")}, O);
   EXPECT_FALSE(P.Params[0].Rewrite);
   EXPECT_EQ(P.Params[0].Blockers.front().ID, DiagID::Declaration);
+  EXPECT_EQ(P.Params[0].Blockers.front().Reason, ReasonID::PlanOutsideInRoot);
+  EXPECT_EQ(P.Params[0].Blockers.front().Message,
+            "'/src/a.cu' would be edited but is outside --in-root /elsewhere");
 }
 
 TEST(Planner, EditsConflict) {

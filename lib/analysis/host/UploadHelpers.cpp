@@ -459,6 +459,7 @@ std::optional<Blocker> UploadAnalysis::run(std::string &BufferKey) {
     if (std::optional<Blocker> Why = (this->*Step)())
       return Why;
   Group.Key = "upload:" + H.Inner.Key;
+  Group.Kind = BufferKind::UploadHelper;
   Group.Name = UName;
   Group.Where = ST.point(H.Def->getLocation());
   Whole.Kind = HostUseKind::Declaration;

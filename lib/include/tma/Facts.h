@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tma/Diagnostics.h"
+#include "tma/Reasons.h"
 
 #include <string>
 #include <tuple>
@@ -63,7 +64,15 @@ struct Blocker {
   std::string Message; // specific: names the use, the function, the variable
   SourcePoint Where;
   std::vector<Note> Notes;
+  /// The entry of the reason table (tma/Reasons.def) it was built from, the
+  /// reports' `reasonId`; None for messages not built from the table yet.
+  ReasonID Reason = ReasonID::None;
 };
+
+/// A blocker built from the reason table: the reason's diagnostic, its
+/// template filled with \p Args, and its ID.
+Blocker blockerFor(ReasonID R, llvm::ArrayRef<std::string> Args, SourcePoint Where,
+                   std::vector<Note> Notes = {});
 
 /// One pointer-to-CUtensorMap parameter of one kernel.
 struct DescriptorParam {
@@ -98,12 +107,21 @@ struct HostUse {
   std::vector<std::string> SharedWith;
 };
 
+/// What holds a device copy, set by the pass that finds it, so that the
+/// planner decides on the kind and never on the spelling of a key.
+enum class BufferKind {
+  Variable,       // a host variable holding a device pointer (H1..H5)
+  UploadHelper,   // every caller's result of one upload helper (H6, H8)
+  ConstantSymbol, // a `__constant__ CUtensorMap` (H12): not changed on the device
+};
+
 /// A host variable (`CUtensorMap* d`) holding a device copy of a descriptor.
 struct DeviceBuffer {
-  std::string Key; // declaration's file:offset
+  std::string Key; // declaration's file:offset (opaque: only compared)
   std::string Name;
   SourcePoint Where;
   std::vector<HostUse> Uses;
+  BufferKind Kind = BufferKind::Variable;
 };
 
 /// One descriptor argument of one launch.

@@ -282,6 +282,7 @@ static bool collectInputs(CliOptions &O, std::vector<TUInput> &Inputs) {
     O.Engine.BuildTree = buildTreeOf(DB, O.Engine.InRoot);
   }
   O.Engine.Analysis.Scope = programScopeOf(DB, O.Sources, O.Engine.Analysis.UnitsNotInRun);
+  O.Engine.Analysis.SingleUnit = O.Sources.size() == 1;
   for (const std::string &Src : O.Sources)
     Inputs.push_back(inputFor(Src, O, DB));
   return true;

@@ -495,12 +495,14 @@ bool isFileScopePointer(const VarDecl *V) {
 std::optional<std::string> UploadHelpers::fileScopeCacheProblem(const VarDecl *Cache) {
   std::string Name = "'" + Cache->getQualifiedNameAsString() + "'";
   const SourceManager &SM = Ctx.getSourceManager();
-  if (Cache->isExternallyVisible())
+  // The whole program in one translation unit: no other unit can name it.
+  bool OnlyUnit = Pass.wholeProgram() && Opts.SingleUnit;
+  if (Cache->isExternallyVisible() && !OnlyUnit)
     return "the file-scope cache " + Name +
            " has external linkage: another translation unit may use it through 'extern' (make "
            "it static, or put it in an anonymous namespace; following it across the whole "
            "program is not supported)";
-  if (llvm::any_of(Cache->redecls(), [&](const VarDecl *D) {
+  if (!OnlyUnit && llvm::any_of(Cache->redecls(), [&](const VarDecl *D) {
         return SM.getFileID(SM.getExpansionLoc(D->getLocation())) != SM.getMainFileID();
       }))
     return "the file-scope cache " + Name +

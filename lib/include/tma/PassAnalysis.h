@@ -28,6 +28,9 @@ struct AnalysisOptions {
   /// Bytes of kernel parameters the target accepts (32764 from CUDA 12.1).
   unsigned ParamSpaceLimit = 32764;
   ProgramScope Scope = ProgramScope::Partial;
+  /// The run has one translation unit: with a whole-program scope, nothing
+  /// else can name a variable or function of it.
+  bool SingleUnit = false;
   /// Partial with a compile database: its translation units not in the run.
   std::vector<std::string> UnitsNotInRun;
 };

@@ -3,13 +3,15 @@
 // host max/min: clang rejects some of it, but each error lies inside a
 // function body in a statement that names no descriptor type. Such errors
 // cannot hide a descriptor: no tma-201 "may hide descriptors" error, exit
-// status 0. (The kernel itself is left by reference: clang marks the
-// template's instantiation invalid, so its definition is not analysed,
-// tma-103; see docs/limitations.md.) The file is valid nvcc code.
+// status 0. clang marks the template's instantiation invalid: the kernel is
+// analysed from its template pattern and rewritten. The file is valid nvcc
+// code before and after.
 // RUN: %prep
-// RUN: %tma %t.cu 2>&1 | %FileCheck %s
-// RUN: cmp %t.cu %t.orig.cu
 // RUN: %nvcc-compile %t.cu
+// RUN: %tma %t.cu 2>&1 | %FileCheck %s
+// RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
+// RUN: %nvcc-compile %t.cu
+// RUN: %tma --check %t.cu
 #include <cuda.h>
 #include <cuda/barrier>
 #include <cuda_runtime.h>
@@ -48,9 +50,11 @@ __global__ void load_tiles(const CUtensorMap *map, T *out) {
 }
 // CHECK: warning: clang reports 2 errors in this translation unit{{.*}}[tma-201]
 // CHECK-NOT: may hide descriptors
-// CHECK: :[[@LINE-24]]:{{[0-9]+}}: warning: descriptor 'map' of kernel 'load_tiles' is left by reference: the definition of kernel 'load_tiles' is not in this translation unit{{.*}}[tma-103]
+// CHECK: :[[@LINE-24]]:{{[0-9]+}}: warning: kernel 'load_tiles' reads descriptor 'map' through global memory; now passed by value [tma-001]
 // CHECK-NOT: may hide descriptors
-// CHECK: 0 kernels rewritten, 1 refused {{.*}}; 2 pre-existing clang errors left untouched
+// CHECK: 1 kernel rewritten, 0 refused {{.*}}; 2 pre-existing clang errors left untouched
+// CHECK-FIXES: {{^}}__global__ void load_tiles(const __grid_constant__ CUtensorMap map, T *out) {
+// CHECK-FIXES-NEXT: {{^}}#pragma nv_diag_suppress static_var_with_dynamic_init
 
 int main() {
   const int rows = 64, blocks = max(rows / 32, 1);

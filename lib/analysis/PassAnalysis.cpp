@@ -23,6 +23,7 @@ PassFacts analyzePass(clang::ASTContext &Ctx, llvm::StringRef Side, const Analys
   // PointerTargets (read by HostBuffers) and AcceptedKernelRefs.
   for (auto &[V, Where] : P.PointerLaunches)
     P.PointerFlow->analyzePointerLaunches(V, Where.first, Where.second);
+  P.PointerFlow->analyzeDeferredLaunches();
   // H4: adds the resolved array launches to Launches; writes ArraySlots.
   for (auto &[CE, Fn] : P.ArrayLaunchCalls)
     P.ArgArrays->resolveArrayLaunch(CE, Fn);

@@ -218,6 +218,8 @@ public:
 
   void analyzePointerLaunches(const clang::VarDecl *V, const clang::FunctionDecl *Fn,
                               const std::vector<const clang::CUDAKernelCallExpr *> &Calls);
+  /// The launches of every accepted pointer, once all targets are known.
+  void analyzeDeferredLaunches();
 
 private:
   /// Why not every kernel the pointer may hold is seen: what, and where.
@@ -250,6 +252,12 @@ private:
                          const Launches &Calls,
                          const std::vector<const clang::FunctionDecl *> &Kernels,
                          const std::vector<TextEdit> &TypeEdits);
+  struct DeferredLaunch {
+    KernelLaunch KL;
+    const clang::FunctionDecl *Fn;
+    std::vector<TextEdit> TypeEdits;
+  };
+  std::vector<DeferredLaunch> Deferred;
 };
 
 /// References to a kernel other than its launches, and lookups by name:

@@ -217,10 +217,18 @@ void PointerLaunches::tiePointerTargets(const VarDecl *V, const FunctionDecl *Fn
       KL.Kernel = K;
       KL.Args.assign(KC->arg_begin(), KC->arg_end());
       KL.Form = "<<<>>>";
-      for (unsigned I : descriptorParamIndexes(K))
-        if (I < KL.Args.size())
-          Pass.LaunchArgFlow->analyzeLaunchArg(KL, I, Fn, 0, TypeEdits);
+      // Analysed once every pointer's targets are known: an upload group
+      // decided now would not count the launches of pointers not yet seen.
+      Deferred.push_back({KL, Fn, TypeEdits});
     }
+}
+
+void PointerLaunches::analyzeDeferredLaunches() {
+  for (size_t N = 0; N < Deferred.size(); ++N)
+    for (unsigned I : descriptorParamIndexes(Deferred[N].KL.Kernel))
+      if (I < Deferred[N].KL.Args.size())
+        Pass.LaunchArgFlow->analyzeLaunchArg(Deferred[N].KL, I, Deferred[N].Fn, 0,
+                                             Deferred[N].TypeEdits);
 }
 
 } // namespace tma::analysis

@@ -28,7 +28,7 @@ template <typename T> struct Staging {
 template <typename T>
 __global__ void load_tiles(const CUtensorMap *map, T *out) {
   asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(map) : "memory");
-#pragma nv_diag_suppress static_var_with_dynamic_init
+// nvcc only warns that a __shared__ object has a constructor; it compiles.
   __shared__ block_barrier bar;
   extern __shared__ Staging<T> stage;
   unsigned cluster;
@@ -54,7 +54,7 @@ __global__ void load_tiles(const CUtensorMap *map, T *out) {
 // CHECK-NOT: may hide descriptors
 // CHECK: 1 kernel rewritten, 0 refused {{.*}}; 2 pre-existing clang errors left untouched
 // CHECK-FIXES: {{^}}__global__ void load_tiles(const __grid_constant__ CUtensorMap map, T *out) {
-// CHECK-FIXES-NEXT: {{^}}#pragma nv_diag_suppress static_var_with_dynamic_init
+// CHECK-FIXES-NEXT: {{^}}// nvcc only warns that a __shared__ object has a constructor; it compiles.
 
 int main() {
   const int rows = 64, blocks = max(rows / 32, 1);

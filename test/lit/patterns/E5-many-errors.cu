@@ -16,7 +16,7 @@
 
 using stage_barrier = cuda::barrier<cuda::thread_scope_block>;
 
-#pragma nv_diag_suppress static_var_with_dynamic_init
+// nvcc only warns that a __shared__ object has a constructor; it compiles.
 __global__ void staged_sum(const float *in, float *out) {
   __shared__ stage_barrier b00, b01, b02, b03, b04, b05, b06, b07;
   __shared__ stage_barrier b08, b09, b10, b11, b12, b13, b14, b15;

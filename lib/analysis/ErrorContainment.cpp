@@ -3,6 +3,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/DiagnosticParse.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/MacroInfo.h"
@@ -309,6 +310,15 @@ private:
   Survey S;
 };
 
+/// Errors whose recovery is the code nvcc compiles. nvcc takes
+/// `typename T::name<...>` as a template without the `template` keyword that
+/// C++ asks for after a dependent `T::`; clang reports it, inserts the keyword
+/// (its fix-it) and parses on as if it had been written. (Where nvcc rejects
+/// the code too, as a dependent `s.name<...>()` call, it is not listed.)
+bool recoveredAsWritten(unsigned DiagID) {
+  return DiagID == diag::err_missing_dependent_template_keyword;
+}
+
 } // namespace
 
 std::vector<CompilerError> markContainedErrors(ASTContext &Ctx, Preprocessor &PP,
@@ -319,6 +329,10 @@ std::vector<CompilerError> markContainedErrors(ASTContext &Ctx, Preprocessor &PP
     return MayHide;
   Containment C(Ctx, PP, Facts);
   for (CompilerError &E : Errors) {
+    if (recoveredAsWritten(E.DiagID)) {
+      E.Contained = true;
+      continue;
+    }
     // A statement that names a descriptor type is never contained, even when
     // clang dropped the declaration that would make its name a carrier.
     bool Hides = C.mayHideDescriptors(E);

@@ -44,6 +44,7 @@ public:
     llvm::SmallString<256> Msg;
     Info.FormatDiagnostic(Msg);
     E.Message = std::string(Msg);
+    E.DiagID = Info.getID();
     if (Info.hasSourceManager() && Info.getLocation().isValid()) {
       const SourceManager &SM = Info.getSourceManager();
       SourceLocation L = SM.getFileLoc(Info.getLocation());

@@ -9,6 +9,7 @@
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "tma/Output.h"
+#include "tma/SourceRoot.h"
 #include "tma/SourceText.h"
 
 #include "clang/Basic/Version.h"
@@ -46,7 +47,10 @@ OPTIONS:
   --cuda-path=<dir>       CUDA toolkit (default: $CUDA_PATH, nvcc on PATH,
                           /usr/local/cuda)
   --cuda-gpu-arch=<sm_xx> GPU architecture of the device pass (default sm_90a)
-  --in-root=<dir>         only files under <dir> are edited (default: .)
+  --in-root=<dir>         only files under <dir> are edited (default: the
+                          project: the directory holding the current one, the
+                          compile database and every file it lists; without
+                          a database, the current directory)
   --no-verify             do not re-parse the edited translation unit
   --no-prefilter          analyse every translation unit, even those in which
                           no file spells a descriptor type
@@ -59,8 +63,9 @@ OPTIONS:
   --quiet                 no progress lines and no per-descriptor warnings
                           (errors and the summary stay)
   --recover               only finish (or undo) the writes of a run that was
-                          interrupted, from the journal in --in-root; no
-                          source is needed
+                          interrupted, from the journal in --in-root (without
+                          it: the current directory or the nearest one above
+                          that holds a journal); no source is needed
   --help                  this text
   --version               the version
 
@@ -131,7 +136,7 @@ static int printRecovery(const Recovery &Rec, llvm::StringRef Root) {
 struct CliOptions {
   std::vector<std::string> Sources;
   EngineOptions Engine;
-  std::string DatabaseDir, JobsArg, ExportFixes, CudaPathArg, InRoot = ".", ReportFile;
+  std::string DatabaseDir, JobsArg, ExportFixes, CudaPathArg, InRoot, ReportFile;
   unsigned Jobs = 1;
   bool NoDatabaseSearch = false, ArchGiven = false;
   bool DryRun = false, Check = false, RecoverOnly = false, Quiet = false;
@@ -220,7 +225,8 @@ static std::optional<int> parseArguments(int argc, char **argv, CliOptions &O) {
     if (llvm::Error E = checkFormatStyle(O.Engine.FormatStyle, normalizePath(O.Sources.front())))
       return usageError("--format-style='" + O.Engine.FormatStyle +
                         "' cannot be used: " + llvm::toString(std::move(E)));
-  O.Engine.InRoot = normalizePath(O.InRoot);
+  if (!O.InRoot.empty())
+    O.Engine.InRoot = normalizePath(O.InRoot);
   return std::nullopt;
 }
 
@@ -266,9 +272,10 @@ static TUInput inputFor(const std::string &Src, const CliOptions &O, const Compi
   return In;
 }
 
-/// Every source with its own flags; false: the database given cannot be used.
-static bool collectInputs(CliOptions &O, std::vector<TUInput> &Inputs) {
-  CompileDatabase DB;
+/// The compile database (given, or found by the upward search), and the
+/// source root that follows from it when --in-root is not given; false: the
+/// database given cannot be used.
+static bool loadDatabase(CliOptions &O, CompileDatabase &DB) {
   if (!O.DatabaseDir.empty() || !O.NoDatabaseSearch) {
     DB = loadCompileDatabase(O.DatabaseDir, O.Sources.front());
     if (!DB.Error.empty() && !O.DatabaseDir.empty()) {
@@ -279,13 +286,20 @@ static bool collectInputs(CliOptions &O, std::vector<TUInput> &Inputs) {
     // sources are then analysed with other flags than the build's.
     if (!DB.Error.empty())
       llvm::errs() << "tma-modernize: warning: " << DB.Error << "; using the default flags\n";
-    O.Engine.BuildTree = buildTreeOf(DB, O.Engine.InRoot);
   }
+  if (O.InRoot.empty())
+    O.Engine.InRoot = DB.Commands ? defaultSourceRoot(".", DB.File, DB.Commands->getAllFiles())
+                                  : normalizePath(".");
+  O.Engine.BuildTree = buildTreeOf(DB, O.Engine.InRoot);
+  return true;
+}
+
+/// Every source with its own flags, from \p DB.
+static void collectInputs(CliOptions &O, const CompileDatabase &DB, std::vector<TUInput> &Inputs) {
   O.Engine.Analysis.Scope = programScopeOf(DB, O.Sources, O.Engine.Analysis.UnitsNotInRun);
   O.Engine.Analysis.SingleUnit = O.Sources.size() == 1;
   for (const std::string &Src : O.Sources)
     Inputs.push_back(inputFor(Src, O, DB));
-  return true;
 }
 
 /// The write phase's errors and warnings; false when a file could not be
@@ -386,6 +400,11 @@ int main(int argc, char **argv) {
   CliOptions O;
   if (std::optional<int> Stop = parseArguments(argc, argv, O))
     return *Stop;
+  CompileDatabase DB;
+  if (O.RecoverOnly && O.InRoot.empty())
+    O.Engine.InRoot = rootWithJournal(".");
+  else if (!O.RecoverOnly && !loadDatabase(O, DB))
+    return 2;
   auto Waiting = [&] {
     llvm::errs() << "tma-modernize: note: waiting for another tma-modernize run in '"
                  << O.Engine.InRoot << "' to finish writing\n";
@@ -396,9 +415,10 @@ int main(int argc, char **argv) {
     return Status;
   if (O.RecoverOnly)
     return 0;
-  std::vector<TUInput> Inputs;
-  if (!setUpCuda(O) || !collectInputs(O, Inputs))
+  if (!setUpCuda(O))
     return 2;
+  std::vector<TUInput> Inputs;
+  collectInputs(O, DB, Inputs);
   showProgress(O);
 
   RunResult R = processRun(Inputs, O.Engine, O.Jobs);

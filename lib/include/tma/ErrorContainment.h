@@ -30,6 +30,11 @@ namespace tma {
 /// statement that names a descriptor type (CUtensorMap, or a user typedef,
 /// alias or record of one); these are never contained. No decision can be
 /// trusted to have seen every descriptor of such a file.
+///
+/// One kind of error is neither: a missing `template` keyword in a dependent
+/// name such as `typename T::tile<2, 2>`, which nvcc infers. clang reports it
+/// with a fix-it that inserts the keyword and parses on as if it were written,
+/// so the AST is the one nvcc compiles: it hides nothing and is contained.
 std::vector<CompilerError> markContainedErrors(clang::ASTContext &Ctx, clang::Preprocessor &PP,
                                                const PassFacts &Facts,
                                                std::vector<CompilerError> &Errors);

@@ -143,6 +143,9 @@ struct CompilerError {
   SourcePoint Where;
   /// Reported inside a macro expansion (Where is the expansion's position).
   bool InMacro = false;
+  /// clang's diagnostic ID (clang::diag), to tell the errors whose recovery
+  /// is exact (ErrorContainment.h).
+  unsigned DiagID = 0;
   /// The code around it provably carries no descriptor (ErrorContainment.h):
   /// it blocks no descriptor unless an edit touches it.
   bool Contained = false;

@@ -189,6 +189,7 @@ public:
   FlowAnswer fileScopeCache(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer notLocal(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer spelledInMacro(const LaunchArg &A, LaunchSite &LS);
+  FlowAnswer uploadHelperCall(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer uploadHelperVariable(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer deviceBuffer(const LaunchArg &A, LaunchSite &LS);
 
@@ -197,6 +198,8 @@ private:
                     std::vector<Note> Notes = {});
   const clang::FunctionDecl *cacheHelper(const clang::VarDecl *Cache,
                                          const clang::FunctionDecl *Fn);
+  FlowAnswer passHelperResult(const clang::FunctionDecl *Helper, std::string Passed,
+                              LaunchSite &LS);
   FlowAnswer passCachedDescriptor(const LaunchArg &A, const clang::FunctionDecl *Helper,
                                   const clang::CharSourceRange &ArgRange, LaunchSite &LS);
 };

@@ -20,6 +20,7 @@ struct HostFlow {
 };
 const HostFlow HostFlows[] = {
     {"launched from device code", &LaunchArgs::launchedFromDevice},
+    {"H6 upload-helper call", &LaunchArgs::uploadHelperCall},
     {"not a variable", &LaunchArgs::notAVariable},
     {"H7 launcher parameter", &LaunchArgs::launcherParameter},
     {"H8 static cache", &LaunchArgs::staticLocalCache},
@@ -186,19 +187,47 @@ FlowAnswer LaunchArgs::spelledInMacro(const LaunchArg &A, LaunchSite &) {
                 A.Arg->getBeginLoc());
 }
 
-// H6: the variable holds what an upload helper returned.
-FlowAnswer LaunchArgs::uploadHelperVariable(const LaunchArg &A, LaunchSite &LS) {
-  const Expr *InitE = A.Var->getInit() ? A.Var->getInit()->IgnoreImplicit() : nullptr;
-  const auto *Init = dyn_cast_or_null<CallExpr>(InitE);
-  const FunctionDecl *Helper = Init ? Init->getDirectCallee() : nullptr;
+/// The upload helper \p E calls (a function returning a descriptor
+/// pointer), or null.
+static const FunctionDecl *uploadHelperCalled(const Expr *E) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  const FunctionDecl *Helper = Call ? Call->getDirectCallee() : nullptr;
   if (!Helper || isKernel(Helper) || !isDescriptorPointer(Helper->getReturnType()))
-    return FlowAnswer::notMine();
+    return nullptr;
+  return Helper;
+}
+
+/// The launch passes what upload helper \p Helper returns, spelled \p Passed:
+/// the helper's group decides.
+FlowAnswer LaunchArgs::passHelperResult(const FunctionDecl *Helper, std::string Passed,
+                                        LaunchSite &LS) {
   const UploadGroup &G = Pass.UploadFlow->uploadGroup(Helper);
   if (G.Why)
     return FlowAnswer::refused(*G.Why);
   LS.BufferKey = G.BufferKey;
-  LS.HostDescriptor = A.Var->getNameAsString();
+  LS.HostDescriptor = std::move(Passed);
   return FlowAnswer::accepted();
+}
+
+// H6 in the argument list: `k<<<g, b>>>(upload(...), ...)`. The helper
+// returns the descriptor, so the launch passes it unchanged.
+FlowAnswer LaunchArgs::uploadHelperCall(const LaunchArg &A, LaunchSite &LS) {
+  const Expr *Arg = A.Arg->IgnoreParenImpCasts();
+  if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(Arg))
+    Arg = Cleanups->getSubExpr()->IgnoreParenImpCasts();
+  const FunctionDecl *Helper = uploadHelperCalled(Arg);
+  if (!Helper)
+    return FlowAnswer::notMine();
+  return passHelperResult(Helper, spelled(Arg), LS);
+}
+
+// H6: the variable holds what an upload helper returned.
+FlowAnswer LaunchArgs::uploadHelperVariable(const LaunchArg &A, LaunchSite &LS) {
+  const FunctionDecl *Helper =
+      uploadHelperCalled(A.Var->getInit() ? A.Var->getInit()->IgnoreImplicit() : nullptr);
+  if (!Helper)
+    return FlowAnswer::notMine();
+  return passHelperResult(Helper, A.Var->getNameAsString(), LS);
 }
 
 // H1-H3: a device buffer: the copy that reaches the launch, unchanged

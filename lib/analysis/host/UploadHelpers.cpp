@@ -61,6 +61,7 @@ private:
   std::optional<Blocker> findHelperBody(const FunctionDecl *I);
   std::optional<Blocker> removeHelperUses();
   std::optional<Blocker> checkCopiedDescriptor();
+  const clang::Stmt *nextStatement(const clang::Stmt *Top);
   std::optional<Blocker> editReturnType();
   std::optional<Blocker> checkCaller(const DeclRefExpr *R, const FunctionDecl *Caller);
   std::optional<Blocker> keepInCache(const CallExpr *Call, const VarDecl *Cache,
@@ -71,7 +72,7 @@ private:
                                        const FunctionDecl *Caller);
   std::optional<Blocker> checkLocalUse(const DeclRefExpr *VR, const VarDecl *CV,
                                        const FunctionDecl *Caller);
-  bool launchUses(const Stmt *S, const DeclRefExpr *VR);
+  bool launchUses(const Stmt *S, const Expr *Value);
   void assembleGroup();
 };
 
@@ -208,8 +209,17 @@ std::optional<Blocker> UploadAnalysis::removeHelperUses() {
   return std::nullopt;
 }
 
-/// The copy always runs and reads a local CUtensorMap that nothing changes
-/// before the return; `return D;` becomes `return M;`.
+/// The statement after \p Top in the helper's body, or null.
+const Stmt *UploadAnalysis::nextStatement(const Stmt *Top) {
+  const auto *Body = cast<CompoundStmt>(H.Def->getBody());
+  for (auto It = Body->body_begin(); It != Body->body_end(); ++It)
+    if (*It == Top)
+      return std::next(It) == Body->body_end() ? nullptr : *std::next(It);
+  return nullptr;
+}
+
+/// The copy always runs and reads a local CUtensorMap (or a parameter) that
+/// nothing changes before the return; `return D;` becomes `return M;`.
 std::optional<Blocker> UploadAnalysis::checkCopiedDescriptor() {
   const CallExpr *Copy = Pass.BufferCopies[H.D].front().Call;
   const Stmt *CopyTop = Pass.BufferCopies[H.D].front().Top;
@@ -220,8 +230,15 @@ std::optional<Blocker> UploadAnalysis::checkCopiedDescriptor() {
                          ? dyn_cast<DeclRefExpr>(Addr->getSubExpr()->IgnoreParens())
                          : nullptr;
   const auto *M = MRef ? dyn_cast<VarDecl>(MRef->getDecl()) : nullptr;
-  if (!M || !M->hasLocalStorage() || isa<ParmVarDecl>(M) || !isTensorMapRecord(M->getType()))
+  if (!M || !M->hasLocalStorage() || !isTensorMapRecord(M->getType().getNonReferenceType()))
     return why("the copy in '" + UName + "' does not read a local CUtensorMap of it",
+               Copy->getBeginLoc());
+  // A parameter (by value, or a reference to the caller's descriptor) is
+  // returned as it is when copied; a reference's object may change through
+  // another name, so nothing may run in between.
+  if (isa<ParmVarDecl>(M) && nextStatement(CopyTop) != H.Ret)
+    return why("the copy in '" + UName + "' reads its parameter '" + M->getNameAsString() +
+                   "', and a statement runs between the copy and the return",
                Copy->getBeginLoc());
   for (const DeclRefExpr *R : index(H.Def).Refs[M])
     if (classifyHostRef(R, *index(H.Def).PM) != HostRefKind::Read &&
@@ -249,14 +266,15 @@ std::optional<Blocker> UploadAnalysis::editReturnType() {
   return std::nullopt;
 }
 
-/// \p S is a launch that passes \p VR as descriptors: one use per slot, and
-/// per kernel an accepted function-pointer launch may run (K4).
-bool UploadAnalysis::launchUses(const Stmt *S, const DeclRefExpr *VR) {
+/// \p S is a launch that passes \p Value (a variable holding the helper's
+/// result, or the helper's call itself) as descriptors: one use per slot,
+/// and per kernel an accepted function-pointer launch may run (K4).
+bool UploadAnalysis::launchUses(const Stmt *S, const Expr *Value) {
   bool Slot = false;
   auto Use = [&](const FunctionDecl *K, unsigned J) {
     HostUse LU;
     LU.Kind = HostUseKind::Launch;
-    LU.Where = ST.point(VR->getBeginLoc());
+    LU.Where = ST.point(Value->getBeginLoc());
     LU.What = "launch of '" + patternOf(K)->getQualifiedNameAsString() + "'";
     LU.ParamKey = paramKey(K, J);
     Group.Uses.push_back(LU);
@@ -265,7 +283,7 @@ bool UploadAnalysis::launchUses(const Stmt *S, const DeclRefExpr *VR) {
   if (auto PL = Pass.PointerTargets.find(dyn_cast_or_null<CUDAKernelCallExpr>(S));
       S && PL != Pass.PointerTargets.end()) {
     for (unsigned J = 0; J < PL->first->getNumArgs(); ++J)
-      if (PL->first->getArg(J)->IgnoreParenImpCasts() == VR)
+      if (PL->first->getArg(J)->IgnoreParenImpCasts() == Value)
         for (const FunctionDecl *K : PL->second)
           if (llvm::is_contained(descriptorParamIndexes(K), J))
             Use(K, J);
@@ -273,7 +291,7 @@ bool UploadAnalysis::launchUses(const Stmt *S, const DeclRefExpr *VR) {
   }
   std::optional<KernelLaunch> L = asLaunch(S);
   for (unsigned J : L ? descriptorParamIndexes(L->Kernel) : std::vector<unsigned>())
-    if (J < L->Args.size() && L->Args[J]->IgnoreParenImpCasts() == VR)
+    if (J < L->Args.size() && L->Args[J] && L->Args[J]->IgnoreParenImpCasts() == Value)
       Use(L->Kernel, J);
   return Slot;
 }
@@ -438,13 +456,18 @@ void UploadAnalysis::assembleGroup() {
 }
 
 /// One use of the helper (of an instance): the initialiser of a local
-/// variable (H6) or an assignment to a cache (H8).
+/// variable (H6), an assignment to a cache (H8), or a descriptor argument
+/// of a launch (H6: the launch then passes the returned descriptor, and
+/// nothing else changes at the call).
 std::optional<Blocker> UploadAnalysis::checkCaller(const DeclRefExpr *R,
                                                    const FunctionDecl *Caller) {
   const CallExpr *Call = directCallOf(R, Caller);
   const Stmt *Up = Call ? parent(Caller, Call) : nullptr;
-  while (Up && isa<ExprWithCleanups, ImplicitCastExpr>(Up))
+  while (Up && isa<ExprWithCleanups, ImplicitCastExpr, ParenExpr>(Up))
     Up = parent(Caller, Up);
+  if (Call && !Caller->hasAttr<CUDADeviceAttr>() && !Caller->hasAttr<CUDAGlobalAttr>() &&
+      launchUses(Up, Call))
+    return std::nullopt;
   const auto *DS = dyn_cast_or_null<DeclStmt>(Up);
   const VarDecl *CV = DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
   const VarDecl *Cache = cacheOf(Call, Up, Caller, Ctx);

@@ -81,6 +81,22 @@ bool PassComponent::between(const Stmt *From, const Stmt *To, const Stmt *X,
   return false;
 }
 
+const CopyInfo *PassComponent::reachingOf(llvm::ArrayRef<CopyInfo> Copies, const Stmt *Launch,
+                                          const FunctionDecl *Fn) {
+  const CopyInfo *Reaching = nullptr;
+  for (const CopyInfo &C : Copies) {
+    if (!runsWhenReached(C.Call, C.Top, Fn))
+      continue; // under a condition or in a loop body: it may not run
+    const Stmt *Block = parent(Fn, C.Top);
+    if (!Block || !isAncestor(Block, Launch, Fn) || isAncestor(C.Top, Launch, Fn) ||
+        offsetOf(C.Top->getEndLoc()) >= offsetOf(Launch->getBeginLoc()))
+      continue;
+    if (!Reaching || offsetOf(C.Top->getBeginLoc()) > offsetOf(Reaching->Top->getBeginLoc()))
+      Reaching = &C;
+  }
+  return Reaching;
+}
+
 bool PassComponent::runsWhenReached(const Stmt *S, const Stmt *Top, const FunctionDecl *Fn) {
   for (const Stmt *Cur = S; Cur && Cur != Top;) {
     const Stmt *P = parent(Fn, Cur);

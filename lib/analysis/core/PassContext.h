@@ -18,6 +18,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <map>
+#include <tuple>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,6 +59,19 @@ enum class ValueMode { Pointer, Integer };
 struct CopyInfo {
   const clang::CallExpr *Call;
   const clang::Stmt *Top;
+};
+
+/// Where a device buffer's pointer lives: a host variable (`d`), or one
+/// pointer field of a local struct variable (`plan.device`, H1 with a plan
+/// object that keeps the host descriptor and its device copy side by side).
+struct BufferStorage {
+  const clang::VarDecl *Var = nullptr;
+  const clang::FieldDecl *Field = nullptr; // null: the variable itself
+  BufferStorage(const clang::VarDecl *V, const clang::FieldDecl *F = nullptr)
+      : Var(V), Field(F) {}
+  bool operator<(const BufferStorage &O) const {
+    return std::tie(Var, Field) < std::tie(O.Var, O.Field);
+  }
 };
 
 struct PassContext {
@@ -126,8 +140,8 @@ struct PassContext {
   /// Index of each descriptor parameter's facts in Out.Params, by key.
   std::map<std::string, size_t> ParamSlot;
   /// The copies into each device buffer and its other uses (HostBuffers).
-  std::map<const clang::VarDecl *, std::vector<CopyInfo>> BufferCopies;
-  std::map<const clang::VarDecl *, std::vector<const clang::Stmt *>> BufferOtherUses;
+  std::map<BufferStorage, std::vector<CopyInfo>> BufferCopies;
+  std::map<BufferStorage, std::vector<const clang::Stmt *>> BufferOtherUses;
   /// One index per function body.
   std::map<const clang::Stmt *, std::unique_ptr<BodyIndex>> Bodies;
 
@@ -174,6 +188,10 @@ protected:
   /// do { } while (0) runs once.)
   bool runsWhenReached(const clang::Stmt *S, const clang::Stmt *Top,
                        const clang::FunctionDecl *Fn);
+  /// The last of \p Copies that always runs before \p Launch, in a block
+  /// around it (the copy that reaches the launch); null when none does.
+  const CopyInfo *reachingOf(llvm::ArrayRef<CopyInfo> Copies, const clang::Stmt *Launch,
+                             const clang::FunctionDecl *Fn);
   /// Can \p X run after \p From and before \p To?
   bool between(const clang::Stmt *From, const clang::Stmt *To, const clang::Stmt *X,
                const clang::FunctionDecl *Fn);

@@ -13,10 +13,7 @@ namespace tma::analysis {
 namespace {
 
 /// A whole-descriptor cudaMemcpyToSymbol into a symbol, and its statement.
-struct SymbolCopy {
-  const CallExpr *Call;
-  const Stmt *Top;
-};
+using SymbolCopy = CopyInfo;
 
 /// What is known of one symbol before any kernel is decided.
 struct Symbol {
@@ -60,7 +57,6 @@ private:
   void analyzeLaunch(const KernelLaunch &KL, const FunctionDecl *Fn,
                      const std::vector<size_t> &Syms);
   LaunchSite launchSite(Symbol &S, const KernelLaunch &KL, const FunctionDecl *Fn);
-  const SymbolCopy *reachingCopy(Symbol &S, const KernelLaunch &KL, const FunctionDecl *Fn);
   void traceHostDescriptor(Symbol &S, const SymbolCopy &Reaching, const KernelLaunch &KL,
                            const FunctionDecl *Fn, LaunchSite &LS);
   std::optional<TextEdit> newArgumentsEdit(const KernelLaunch &KL, const std::string &Hosts);
@@ -399,29 +395,11 @@ LaunchSite ConstantSymbols::launchSite(Symbol &S, const KernelLaunch &KL, const 
     Refuse(ReasonID::ConstantLaunchedFromDevice, {LS.KernelName});
   else if (KL.ArgsDecl)
     Refuse(ReasonID::ConstantArgumentArray, {S.Name});
-  else if (const SymbolCopy *Reaching = reachingCopy(S, KL, Fn))
+  else if (const SymbolCopy *Reaching = reachingOf(S.Copies[Fn], KL.E, Fn))
     traceHostDescriptor(S, *Reaching, KL, Fn, LS);
   else
     Refuse(ReasonID::ConstantNoReachingCopy, {S.Name, Fn->getQualifiedNameAsString()});
   return LS;
-}
-
-/// The last copy into \p S that always runs before the launch, in a block
-/// around it; null when there is none.
-const SymbolCopy *ConstantSymbols::reachingCopy(Symbol &S, const KernelLaunch &KL,
-                                                const FunctionDecl *Fn) {
-  const SymbolCopy *Reaching = nullptr;
-  for (const SymbolCopy &C : S.Copies[Fn]) {
-    if (!runsWhenReached(C.Call, C.Top, Fn))
-      continue;
-    const Stmt *Block = parent(Fn, C.Top);
-    if (!Block || !isAncestor(Block, KL.E, Fn) || isAncestor(C.Top, KL.E, Fn) ||
-        offsetOf(C.Top->getEndLoc()) >= offsetOf(KL.E->getBeginLoc()))
-      continue;
-    if (!Reaching || offsetOf(C.Top->getBeginLoc()) > offsetOf(Reaching->Top->getBeginLoc()))
-      Reaching = &C;
-  }
-  return Reaching;
 }
 
 /// The host descriptor that \p Reaching copied, when no other copy into \p S

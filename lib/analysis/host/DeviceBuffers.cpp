@@ -115,7 +115,7 @@ static std::string launchOf(const FunctionDecl *K) {
   return "launch of '" + patternOf(K)->getQualifiedNameAsString() + "'";
 }
 
-HostUse HostBuffers::classifyBufferUse(const VarDecl *V, const DeclRefExpr *R,
+HostUse HostBuffers::classifyBufferUse(BufferStorage V, const Expr *R,
                                        const FunctionDecl *Fn, DeviceBuffer &B) {
   HostUse U;
   U.Where = ST.point(R->getBeginLoc());
@@ -141,7 +141,8 @@ HostUse HostBuffers::classifyBufferUse(const VarDecl *V, const DeclRefExpr *R,
   if (Forwarded) {
     setLaunch(U, Forwarded->first, Forwarded->second,
               "call of launcher '" + calleeName(Call) + "'");
-  } else if (auto Slot = Pass.ArraySlots.find(R); Slot != Pass.ArraySlots.end()) {
+  } else if (auto Slot = Pass.ArraySlots.find(dyn_cast<DeclRefExpr>(R));
+             isa<DeclRefExpr>(R) && Slot != Pass.ArraySlots.end()) {
     setLaunch(U, Slot->second.first, Slot->second.second, launchOf(Slot->second.first));
   } else if (auto PL = Pass.PointerTargets.find(dyn_cast_or_null<CUDAKernelCallExpr>(S.P));
              S.P && PL != Pass.PointerTargets.end()) {
@@ -178,53 +179,81 @@ HostUse HostBuffers::classifyBufferUse(const VarDecl *V, const DeclRefExpr *R,
   return U;
 }
 
-DeviceBuffer &HostBuffers::bufferFacts(const VarDecl *V, const FunctionDecl *Fn) {
-  auto It = BufferSlot.find(V);
+std::string HostBuffers::storageName(BufferStorage S) {
+  std::string Name = S.Var->getNameAsString();
+  return S.Field ? Name + "." + S.Field->getNameAsString() : Name;
+}
+
+std::vector<const Expr *> HostBuffers::storageRefs(BufferStorage S, const FunctionDecl *Fn,
+                                                   std::vector<const Stmt *> &Whole) {
+  std::vector<const Expr *> Refs;
+  auto It = index(Fn).Refs.find(S.Var);
+  if (It == index(Fn).Refs.end())
+    return Refs;
+  for (const DeclRefExpr *R : It->second) {
+    if (inUnevaluatedOperand(R, Fn))
+      continue; // sizeof(*d) reads nothing
+    if (!S.Field) {
+      Refs.push_back(R);
+      continue;
+    }
+    const Stmt *P = parent(Fn, R);
+    while (P && isa<ParenExpr>(P))
+      P = parent(Fn, P);
+    const auto *ME = dyn_cast_or_null<MemberExpr>(P);
+    const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+    if (F == S.Field && !ME->isArrow())
+      Refs.push_back(ME);
+    else if (!F || ME->isArrow())
+      Whole.push_back(R); // `plan` itself: `&plan`, `f(plan)`, `plan = q`
+    // `plan.other`: another field (the struct is not a union) cannot hold it
+  }
+  return Refs;
+}
+
+DeviceBuffer &HostBuffers::bufferFacts(BufferStorage S, const FunctionDecl *Fn) {
+  auto It = BufferSlot.find(S);
   if (It != BufferSlot.end())
     return Out.Buffers[It->second];
   DeviceBuffer B;
-  B.Where = ST.point(V->getLocation());
+  B.Where = ST.point(S.Var->getLocation());
   B.Key = B.Where.File + ":" + std::to_string(B.Where.Offset);
-  B.Name = V->getNameAsString();
-  Pass.BufferCopies[V]; // known, even with no copy
-  std::vector<const Stmt *> &Others = Pass.BufferOtherUses[V];
-  B.Uses.push_back(declarationUse(V, Fn, B));
-  auto RefsIt = index(Fn).Refs.find(V);
-  if (RefsIt != index(Fn).Refs.end())
-    for (const DeclRefExpr *R : RefsIt->second) {
-      if (inUnevaluatedOperand(R, Fn))
-        continue; // sizeof(*d) reads nothing
-      HostUse U = classifyBufferUse(V, R, Fn, B);
-      if (U.Kind == HostUseKind::Other)
-        Others.push_back(R);
-      B.Uses.push_back(std::move(U));
-    }
-  BufferSlot[V] = Out.Buffers.size();
+  if (S.Field)
+    B.Key += "." + S.Field->getNameAsString();
+  B.Name = storageName(S);
+  Pass.BufferCopies[S]; // known, even with no copy
+  std::vector<const Stmt *> &Others = Pass.BufferOtherUses[S];
+  // A field is not declared by the function: only its uses go.
+  if (!S.Field)
+    B.Uses.push_back(declarationUse(S.Var, Fn, B));
+  std::vector<const Stmt *> Whole;
+  for (const Expr *R : storageRefs(S, Fn, Whole)) {
+    HostUse U = classifyBufferUse(S, R, Fn, B);
+    if (U.Kind == HostUseKind::Other)
+      Others.push_back(R);
+    B.Uses.push_back(std::move(U));
+  }
+  for (const Stmt *W : Whole) {
+    HostUse U;
+    U.Where = ST.point(W->getBeginLoc());
+    U.What = "use of '" + S.Var->getNameAsString() + "'";
+    Others.push_back(W);
+    B.Uses.push_back(std::move(U));
+  }
+  BufferSlot[S] = Out.Buffers.size();
   Out.Buffers.push_back(std::move(B));
   return Out.Buffers.back();
 }
 
-const CopyInfo *HostBuffers::reachingCopy(const VarDecl *V, const Stmt *Launch,
+const CopyInfo *HostBuffers::reachingCopy(BufferStorage V, const Stmt *Launch,
                                           const FunctionDecl *Fn) {
-  const CopyInfo *Reaching = nullptr;
-  for (const CopyInfo &C : Pass.BufferCopies[V]) {
-    if (!runsWhenReached(C.Call, C.Top, Fn))
-      continue; // under a condition or in a loop body: it may not run
-    const Stmt *Block = parent(Fn, C.Top);
-    if (!Block || !isAncestor(Block, Launch, Fn) || isAncestor(C.Top, Launch, Fn))
-      continue;
-    if (offsetOf(C.Top->getEndLoc()) >= offsetOf(Launch->getBeginLoc()))
-      continue;
-    if (!Reaching || offsetOf(C.Top->getBeginLoc()) > offsetOf(Reaching->Top->getBeginLoc()))
-      Reaching = &C;
-  }
-  return Reaching;
+  return reachingOf(Pass.BufferCopies[V], Launch, Fn);
 }
 
-std::optional<Blocker> HostBuffers::changedBetween(const VarDecl *V, const CopyInfo &Reaching,
+std::optional<Blocker> HostBuffers::changedBetween(BufferStorage V, const CopyInfo &Reaching,
                                                    const Stmt *Launch, const FunctionDecl *Fn) {
   std::vector<Note> CopyNote{{"copied here", ST.point(Reaching.Call->getBeginLoc())}};
-  std::string Name = V->getNameAsString();
+  std::string Name = storageName(V);
   for (const CopyInfo &C : Pass.BufferCopies[V])
     if (&C != &Reaching && between(Reaching.Top, Launch, C.Call, Fn))
       return Blocker{DiagID::HostNotTraceable,

@@ -33,7 +33,9 @@ class HostBuffers : public PassComponent {
 public:
   explicit HostBuffers(PassContext &P) : PassComponent(P) {}
 
-  DeviceBuffer &bufferFacts(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
+  DeviceBuffer &bufferFacts(BufferStorage S, const clang::FunctionDecl *Fn);
+  /// How the buffer is spelled in messages: `d`, `plan.device`.
+  static std::string storageName(BufferStorage S);
   /// The edit that removes the statement of host call \p CE (also inside an
   /// error-checking macro around exactly that call), or none.
   std::vector<TextEdit> removeHostCall(const clang::CallExpr *CE, const clang::FunctionDecl *Fn);
@@ -50,19 +52,25 @@ public:
                                           std::string &HostDescriptor);
   /// The copy into \p V that reaches \p Launch: it always runs, in a block
   /// around the launch, before it (the last such); or null.
-  const CopyInfo *reachingCopy(const clang::VarDecl *V, const clang::Stmt *Launch,
+  const CopyInfo *reachingCopy(BufferStorage S, const clang::Stmt *Launch,
                                const clang::FunctionDecl *Fn);
   /// Why \p V may no longer hold what \p Reaching copied when \p Launch
   /// runs: copied again, or used, in between; none when it still does.
-  std::optional<Blocker> changedBetween(const clang::VarDecl *V, const CopyInfo &Reaching,
+  std::optional<Blocker> changedBetween(BufferStorage S, const CopyInfo &Reaching,
                                         const clang::Stmt *Launch,
                                         const clang::FunctionDecl *Fn);
 
 private:
-  std::map<const clang::VarDecl *, size_t> BufferSlot;
-  /// One use of \p V in \p Fn (reference \p R), classified.
-  HostUse classifyBufferUse(const clang::VarDecl *V, const clang::DeclRefExpr *R,
+  std::map<BufferStorage, size_t> BufferSlot;
+  /// One use of \p S in \p Fn (reference \p R: `d`, or `plan.device`),
+  /// classified.
+  HostUse classifyBufferUse(BufferStorage S, const clang::Expr *R,
                             const clang::FunctionDecl *Fn, DeviceBuffer &B);
+  /// The references to \p S in \p Fn; for a field, also in \p Whole the
+  /// uses of its variable as a whole (`&plan`, `plan = other`, `f(plan)`),
+  /// each of which may change or copy the field.
+  std::vector<const clang::Expr *> storageRefs(BufferStorage S, const clang::FunctionDecl *Fn,
+                                               std::vector<const clang::Stmt *> &Whole);
   HostUse declarationUse(const clang::VarDecl *V, const clang::FunctionDecl *Fn,
                          const DeviceBuffer &B);
 };
@@ -191,6 +199,7 @@ public:
   FlowAnswer spelledInMacro(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer uploadHelperCall(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer uploadHelperVariable(const LaunchArg &A, LaunchSite &LS);
+  FlowAnswer memberDeviceCopy(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer deviceBuffer(const LaunchArg &A, LaunchSite &LS);
 
 private:
@@ -198,6 +207,8 @@ private:
                     std::vector<Note> Notes = {});
   const clang::FunctionDecl *cacheHelper(const clang::VarDecl *Cache,
                                          const clang::FunctionDecl *Fn);
+  FlowAnswer traceDeviceCopy(const LaunchArg &A, BufferStorage S, const clang::Expr *Spelled,
+                             LaunchSite &LS);
   FlowAnswer passHelperResult(const clang::FunctionDecl *Helper, std::string Passed,
                               LaunchSite &LS);
   FlowAnswer passCachedDescriptor(const LaunchArg &A, const clang::FunctionDecl *Helper,

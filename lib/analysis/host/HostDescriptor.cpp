@@ -80,6 +80,49 @@ const VarDecl *simpleLValueRoot(const Expr *E, ASTContext &Ctx) {
   return nullptr;
 }
 
+namespace {
+/// The fields an lvalue names below its root variable, outermost last:
+/// `plan.maps.a` is [maps, a]. The path stops at anything but a `.` member
+/// (an array element, a call): what follows is taken as the whole object.
+std::vector<const FieldDecl *> fieldPathDown(const Expr *E) {
+  std::vector<const FieldDecl *> Path;
+  E = E->IgnoreParens();
+  while (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!F || ME->isArrow())
+      return {};
+    Path.insert(Path.begin(), F);
+    E = ME->getBase()->IgnoreParens();
+  }
+  return isa<DeclRefExpr>(E) ? Path : std::vector<const FieldDecl *>();
+}
+
+/// The same for a reference \p R to the root: the `.` members around it.
+std::vector<const FieldDecl *> fieldPathUp(const DeclRefExpr *R, ParentMap &PM) {
+  std::vector<const FieldDecl *> Path;
+  const Stmt *Cur = R;
+  for (const Stmt *P = PM.getParent(Cur); P; Cur = P, P = PM.getParent(P)) {
+    if (isa<ParenExpr>(P))
+      continue;
+    const auto *ME = dyn_cast<MemberExpr>(P);
+    const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+    if (!F || ME->isArrow() || ME->getBase()->IgnoreParens() != Cur)
+      break;
+    Path.push_back(F);
+  }
+  return Path;
+}
+
+/// Two field paths from one root name storage that cannot overlap: they
+/// part at two different fields of one struct (not a union).
+bool disjointFields(llvm::ArrayRef<const FieldDecl *> A, llvm::ArrayRef<const FieldDecl *> B) {
+  for (size_t I = 0; I < A.size() && I < B.size(); ++I)
+    if (A[I] != B[I])
+      return !A[I]->getParent()->isUnion();
+  return false; // one holds the other
+}
+} // namespace
+
 /// The host descriptor that \p Copy reads (`&h`, or a staged pointer `p`),
 /// and the proof that \p Launch may pass it by value instead: it is local,
 /// in scope at \p Named, and nothing changes it between the copy and the
@@ -133,11 +176,17 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
                      ST.point(ArgLoc), CopyNote};
     }
   }
-  // It must still hold the copied value at the launch.
+  // It must still hold the copied value at the launch. A write to another
+  // field of the same struct (`plan.passes = 2` beside `plan.map`) cannot
+  // change it.
+  std::vector<const FieldDecl *> Copied =
+      Staged ? std::vector<const FieldDecl *>() : fieldPathDown(HostLV);
   auto HRefs = index(Fn).Refs.find(H);
   if (HRefs != index(Fn).Refs.end())
     for (const DeclRefExpr *R : HRefs->second) {
       HostRefKind RK = classifyHostRef(R, *index(Fn).PM);
+      if (RK == HostRefKind::Write && disjointFields(Copied, fieldPathUp(R, *index(Fn).PM)))
+        continue;
       if (RK == HostRefKind::AddressEscapes) {
         return Blocker{DiagID::HostNotTraceable,
                        "the address of host descriptor '" + H->getNameAsString() +

@@ -21,6 +21,7 @@ struct HostFlow {
 const HostFlow HostFlows[] = {
     {"launched from device code", &LaunchArgs::launchedFromDevice},
     {"H6 upload-helper call", &LaunchArgs::uploadHelperCall},
+    {"H1 device copy in a plan object", &LaunchArgs::memberDeviceCopy},
     {"not a variable", &LaunchArgs::notAVariable},
     {"H7 launcher parameter", &LaunchArgs::launcherParameter},
     {"H8 static cache", &LaunchArgs::staticLocalCache},
@@ -233,26 +234,73 @@ FlowAnswer LaunchArgs::uploadHelperVariable(const LaunchArg &A, LaunchSite &LS) 
 // H1-H3: a device buffer: the copy that reaches the launch, unchanged
 // until it, reads a host descriptor the launch can pass by value.
 FlowAnswer LaunchArgs::deviceBuffer(const LaunchArg &A, LaunchSite &LS) {
-  const VarDecl *V = A.Var;
-  DeviceBuffer &Buf = Pass.Buffers->bufferFacts(V, A.Fn);
+  return traceDeviceCopy(A, A.Var, A.Ref, LS);
+}
+
+/// The local struct variable and pointer field of `plan.device`, or none.
+static std::optional<BufferStorage> memberStorage(const Expr *E) {
+  const auto *ME = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
+  const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+  if (!F || ME->isArrow() || F->getParent()->isUnion() || !isDescriptorPointer(F->getType()))
+    return std::nullopt;
+  const auto *Base = dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParens());
+  const auto *V = Base ? dyn_cast<VarDecl>(Base->getDecl()) : nullptr;
+  if (!V || !V->hasLocalStorage() || V->isStaticLocal() || isa<ParmVarDecl>(V) ||
+      V->getType()->isReferenceType())
+    return std::nullopt;
+  return BufferStorage(V, F);
+}
+
+// H1 with a plan object: `plan.device` is a field of a local struct
+// variable that also keeps the host descriptor (`plan.host`). The field is
+// a device buffer of its own; the variable used whole counts as a use.
+FlowAnswer LaunchArgs::memberDeviceCopy(const LaunchArg &A, LaunchSite &LS) {
+  if (A.Var)
+    return FlowAnswer::notMine();
+  std::optional<BufferStorage> S = memberStorage(A.Arg);
+  if (!S)
+    return FlowAnswer::notMine();
+  // Code of the struct itself (a constructor, the destructor, a method)
+  // could allocate, free or read the field unseen: only plain aggregates.
+  const auto *RD = dyn_cast<CXXRecordDecl>(S->Field->getParent());
+  if (RD && (!RD->isAggregate() || !RD->hasTrivialDestructor() ||
+             llvm::any_of(RD->methods(),
+                          [](const CXXMethodDecl *M) { return !M->isImplicit(); })))
+    return refuse(DiagID::HostNotTraceable,
+                  "'" + HostBuffers::storageName(*S) + "' is a field of '" +
+                      RD->getQualifiedNameAsString() +
+                      "', which has constructors, a destructor or methods that may use it; "
+                      "only fields of plain structs are followed",
+                  A.Arg->getBeginLoc(), {{"declared here", ST.point(S->Field->getLocation())}});
+  return traceDeviceCopy(A, *S, A.Arg->IgnoreParenImpCasts(), LS);
+}
+
+/// The copy into \p S that reaches the launch, unchanged until it, and the
+/// host descriptor it reads; the argument \p Spelled becomes that descriptor.
+FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, const Expr *Spelled,
+                                       LaunchSite &LS) {
+  DeviceBuffer &Buf = Pass.Buffers->bufferFacts(S, A.Fn);
+  std::string Name = HostBuffers::storageName(S);
   LS.BufferKey = Buf.Key;
   const Stmt *Launch = A.KL.E;
-  const CopyInfo *Reaching = Pass.Buffers->reachingCopy(V, Launch, A.Fn);
+  const CopyInfo *Reaching = Pass.Buffers->reachingCopy(S, Launch, A.Fn);
   if (!Reaching)
     return refuse(DiagID::HostNotTraceable,
-                  "no cudaMemcpy of a host descriptor into '" + V->getNameAsString() +
-                      "' reaches this launch",
-                  A.Arg->getBeginLoc(),
-                  {{"'" + V->getNameAsString() + "' is declared here", Buf.Where}});
-  if (std::optional<Blocker> Why = Pass.Buffers->changedBetween(V, *Reaching, Launch, A.Fn))
+                  "no cudaMemcpy of a host descriptor into '" + Name + "' reaches this launch",
+                  A.Arg->getBeginLoc(), {{"'" + Name + "' is declared here", Buf.Where}});
+  if (std::optional<Blocker> Why = Pass.Buffers->changedBetween(S, *Reaching, Launch, A.Fn))
     return FlowAnswer::refused(std::move(*Why));
   std::string HostDescriptor;
   if (std::optional<Blocker> Why = Pass.Buffers->hostDescriptorAt(
           Reaching->Call, Reaching->Top, Launch, A.KL.ArgsDecl ? A.KL.ArgsDecl : Launch, A.Fn,
-          A.Arg->getBeginLoc(), V->getNameAsString(), HostDescriptor))
+          A.Arg->getBeginLoc(), Name, HostDescriptor))
     return FlowAnswer::refused(std::move(*Why));
+  std::optional<CharSourceRange> ArgRange = ST.fileRange(Spelled->getSourceRange());
+  if (!ArgRange)
+    return refuse(DiagID::InMacro, "the argument '" + Name + "' is spelled inside a macro body",
+                  A.Arg->getBeginLoc());
   LS.HostDescriptor = HostDescriptor;
-  LS.Edits.push_back(ST.replace(*ST.fileRange(A.Ref->getSourceRange()), LS.HostDescriptor));
+  LS.Edits.push_back(ST.replace(*ArgRange, LS.HostDescriptor));
   return FlowAnswer::accepted();
 }
 

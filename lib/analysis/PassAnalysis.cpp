@@ -30,6 +30,8 @@ PassFacts analyzePass(clang::ASTContext &Ctx, llvm::StringRef Side, const Analys
   // Every launch's descriptor arguments -> Out.Launches, Out.Buffers.
   for (auto &[KL, Fn] : P.Launches)
     P.LaunchArgFlow->analyzeLaunch(KL, Fn);
+  // H7 across TUs: calls of launchers whose body another TU holds.
+  P.LauncherFlow->analyzeForeignCalls();
   // What is left: references that are not launches, lookups by name.
   for (auto &[R, Fn] : P.KernelRefs)
     P.KernelRefChecks->analyzeKernelRef(R, Fn);

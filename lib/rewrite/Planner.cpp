@@ -65,6 +65,10 @@ struct MergedFacts {
   std::map<std::string, DeviceBuffer> Buffers;
   std::map<std::string, std::set<TextEdit>> ParamEdits;
   std::map<std::string, std::set<SourcePoint>> ParamFences;
+  /// Launchers by the key of their forwarded parameter (H7 across TUs), and
+  /// those called from another translation unit.
+  std::map<std::string, LauncherForward> Forwards;
+  std::set<std::string> CalledFromElsewhere;
 };
 
 /// Parameters rewritten together or not at all (by slot in Plan::Params).
@@ -146,17 +150,88 @@ static void mergeBuffer(MergedFacts &M, const DeviceBuffer &B) {
   }
 }
 
+// --- 1a. Launchers across translation units (H7) ---------------------------
+
+/// Every pass's forwarded launcher parameters, by key; the declarations
+/// each pass saw are all edited.
+static void collectForwards(MergedFacts &M, const std::vector<PassFacts> &Facts) {
+  for (const PassFacts &PF : Facts)
+    for (const LauncherForward &F : PF.Launchers) {
+      auto [It, New] = M.Forwards.emplace(F.LauncherKey, F);
+      if (New)
+        continue;
+      for (const TextEdit &E : F.Edits)
+        if (!llvm::is_contained(It->second.Edits, E))
+          It->second.Edits.push_back(E);
+      It->second.LocalCalls = std::max(It->second.LocalCalls, F.LocalCalls);
+    }
+}
+
+/// The blockers a site keeps because a function it passes the copy to in
+/// between is no launcher the run follows.
+static void keepUnlessLaunchers(const MergedFacts &M, LaunchSite &L) {
+  for (const auto &[Key, B] : L.UnlessLaunchers)
+    if (!M.Forwards.count(Key))
+      addUnique(L.Blockers, B);
+  L.UnlessLaunchers.clear();
+}
+
+/// A call of a launcher defined in another TU becomes a launch of the
+/// kernel's parameter, with the launcher's declaration edits; false when no
+/// pass followed the launcher (the function is no launcher of this run).
+static bool joinLauncher(MergedFacts &M, LaunchSite &L) {
+  auto F = M.Forwards.find(L.LauncherKey);
+  if (F == M.Forwards.end())
+    return false;
+  M.CalledFromElsewhere.insert(L.LauncherKey);
+  L.ParamKey = F->second.ParamKey;
+  L.ReliesOn.push_back(F->second.Body);
+  for (const Blocker &B : F->second.CalledElsewhere)
+    addUnique(L.Blockers, B);
+  if (L.Blockers.empty())
+    llvm::append_range(L.Edits, F->second.Edits);
+  return true;
+}
+
+/// A launcher that no translation unit calls: its launch stays refused.
+static void refuseUncalledLaunchers(MergedFacts &M) {
+  for (auto &[Key, F] : M.Forwards)
+    if (F.LocalCalls == 0 && !M.CalledFromElsewhere.count(Key))
+      mergeLaunch(M, F.Uncalled);
+}
+
+/// A buffer passed to a launcher defined elsewhere is launched with the
+/// kernel's parameter; passed to any other function, it has another use.
+static void joinLauncherUses(const MergedFacts &M, DeviceBuffer &B) {
+  for (HostUse &U : B.Uses) {
+    if (U.LauncherKey.empty())
+      continue;
+    auto F = M.Forwards.find(U.LauncherKey);
+    if (F == M.Forwards.end())
+      U.Kind = HostUseKind::Other;
+    else
+      U.ParamKey = F->second.ParamKey;
+  }
+}
+
 static MergedFacts mergeFacts(const std::vector<PassFacts> &Facts) {
   MergedFacts M;
+  collectForwards(M, Facts);
   for (const PassFacts &PF : Facts) {
     for (const DescriptorParam &P : PF.Params)
       mergeParam(M, P);
     mergeParamBlockers(M, PF);
-    for (const LaunchSite &L : PF.Launches)
-      mergeLaunch(M, L);
-    for (const DeviceBuffer &B : PF.Buffers)
+    for (LaunchSite L : PF.Launches) {
+      keepUnlessLaunchers(M, L);
+      if (L.LauncherKey.empty() || joinLauncher(M, L))
+        mergeLaunch(M, L);
+    }
+    for (DeviceBuffer B : PF.Buffers) {
+      joinLauncherUses(M, B);
       mergeBuffer(M, B);
+    }
   }
+  refuseUncalledLaunchers(M);
   // ParamBlockers of one pass may name a param first seen in another pass.
   for (const PassFacts &PF : Facts) {
     mergeParamBlockers(M, PF);

@@ -175,3 +175,79 @@ TEST(Planner, EditsConflict) {
   EXPECT_TRUE(editsConflict(edit(3, 0, "&"), edit(0, 10, "")));
   EXPECT_FALSE(editsConflict(edit(0, 0, "&"), edit(0, 10, "")));
 }
+
+namespace {
+/// The kernel's TU: the launch inside launcher 'run' forwards its parameter.
+PassFacts launcherDefinition(unsigned LocalCalls) {
+  PassFacts F = oneKernel("host");
+  F.Launches.clear();
+  F.Buffers.clear();
+  LauncherForward L;
+  L.LauncherKey = "c:@F@run#0";
+  L.ParamKey = "c:@F@k#0";
+  L.LauncherName = "run";
+  L.Edits = {edit(300, 1, "&"), {"/src/run.h", 40, 1, "&"}};
+  L.LocalCalls = LocalCalls;
+  L.Uncalled.ParamKey = L.ParamKey;
+  L.Uncalled.Where = at(320);
+  L.Uncalled.Blockers.push_back({DiagID::HostNotTraceable, "not called", at(290), {}});
+  F.Launchers.push_back(L);
+  return F;
+}
+
+/// A host-only TU calling 'run' with buffer 'd', through the same header.
+PassFacts launcherCaller(std::string LauncherKey) {
+  PassFacts F;
+  F.Side = "host";
+  LaunchSite L;
+  L.LauncherKey = LauncherKey;
+  L.Where = {"/src/main.cpp", 200, 9, 3};
+  L.Edits = {{"/src/main.cpp", 200, 1, "h"}, {"/src/run.h", 40, 1, "&"}};
+  L.BufferKey = "/src/main.cpp:150";
+  F.Launches.push_back(L);
+  DeviceBuffer B;
+  B.Key = L.BufferKey;
+  B.Name = "d";
+  B.Where = {"/src/main.cpp", 150, 7, 3};
+  HostUse Call{HostUseKind::Launch, L.Where, "call of launcher 'run'", {}, ""};
+  Call.LauncherKey = LauncherKey;
+  B.Uses = {{HostUseKind::Declaration, B.Where, "decl", {{"/src/main.cpp", 140, 20, ""}}},
+            Call};
+  F.Buffers.push_back(B);
+  return F;
+}
+} // namespace
+
+TEST(Planner, CallsOfALauncherInAnotherTUJoinItsKernel) {
+  Plan P = makePlan({launcherDefinition(0), launcherCaller("c:@F@run#0")}, {});
+  ASSERT_EQ(P.Params.size(), 1u);
+  EXPECT_TRUE(P.Params[0].Rewrite);
+  ASSERT_EQ(P.Units.size(), 1u);
+  EXPECT_EQ(P.Units[0].LaunchesChanged, 1u);
+  auto Edits = P.editsByFile();
+  // The header's '&' is proposed by both TUs and applied once; the
+  // caller's buffer goes.
+  EXPECT_EQ(Edits["/src/run.h"].size(), 1u);
+  EXPECT_EQ(Edits["/src/main.cpp"].size(), 2u);
+}
+
+TEST(Planner, ALauncherNoTUCallsStaysRefused) {
+  Plan P = makePlan({launcherDefinition(0)}, {});
+  ASSERT_EQ(P.Params.size(), 1u);
+  EXPECT_FALSE(P.Params[0].Rewrite);
+  EXPECT_EQ(P.Params[0].Blockers.front().Message, "not called");
+}
+
+TEST(Planner, ACallOfAFunctionNoTUFollowsKeepsTheBuffer) {
+  PassFacts Caller = launcherCaller("c:@F@other#0");
+  Caller.Launches.push_back({});
+  Caller.Launches.back().ParamKey = "c:@F@k#0";
+  Caller.Launches.back().Where = {"/src/main.cpp", 260, 10, 3};
+  Caller.Launches.back().Edits = {{"/src/main.cpp", 260, 1, "h"}};
+  Caller.Buffers[0].Uses.push_back(
+      {HostUseKind::Launch, Caller.Launches.back().Where, "launch", {}, "c:@F@k#0"});
+  Plan P = makePlan({oneKernel("host"), Caller}, {});
+  ASSERT_EQ(P.Units.size(), 1u);
+  ASSERT_EQ(P.Units[0].LeftInPlace.size(), 1u) << "'other' may read the copy";
+  EXPECT_EQ(P.editsByFile()["/src/main.cpp"].size(), 1u);
+}

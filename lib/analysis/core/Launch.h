@@ -24,6 +24,10 @@ struct KernelLaunch {
   /// declaration of a `void* args[] = {&a, &b}` array (H4). Args then holds
   /// the variables whose addresses fill the slots (null for other slots).
   const clang::Stmt *ArgsDecl = nullptr;
+  /// A call of a launcher whose body another translation unit holds (H7
+  /// across TUs): Kernel is null, and the launcher's parameter stands for
+  /// the kernel's until the planner joins them.
+  const clang::FunctionDecl *ForeignLauncher = nullptr;
 };
 
 /// The variable a `<<<>>>` launch calls through (`k<<<...>>>` or

@@ -80,16 +80,22 @@ std::optional<std::string> PassComponent::callableUnverified(const FunctionDecl 
   std::string Why = Role.str() + " '" + F->getQualifiedNameAsString() +
                     "' has external linkage and no declaration in a header: other translation "
                     "units may call it (make it static, or declare it in a header";
+  if (Opts.UnitsNotInRun.empty())
+    return Why + ")";
+  return Why + ", or " + unitsNotInRun() + ")";
+}
+
+std::string PassComponent::unitsNotInRun() {
+  // Name what the run would need to cover the whole program.
   const std::vector<std::string> &Missing = Opts.UnitsNotInRun;
   if (Missing.empty())
-    return Why + ")";
-  // Name what the run would need to cover the whole program.
-  Why += ", or run over every translation unit of the compile database; not in this run: ";
+    return "run over every translation unit of a compile database";
+  std::string Why = "run over every translation unit of the compile database; not in this run: ";
   for (size_t I = 0; I < Missing.size() && I < 3; ++I)
     Why += (I ? ", '" : "'") + Missing[I] + "'";
   if (Missing.size() > 3)
     Why += " and " + std::to_string(Missing.size() - 3) + " more";
-  return Why + ")";
+  return Why;
 }
 
 SourceSpan PassComponent::spanOf(const Decl *D) {

@@ -142,6 +142,9 @@ struct PassContext {
   /// The copies into each device buffer and its other uses (HostBuffers).
   std::map<BufferStorage, std::vector<CopyInfo>> BufferCopies;
   std::map<BufferStorage, std::vector<const clang::Stmt *>> BufferOtherUses;
+  /// The other uses that pass a device buffer to a launcher defined in
+  /// another TU, with the launcher parameter's key (HostBuffers).
+  llvm::DenseMap<const clang::Stmt *, std::string> ForeignLauncherArgs;
   /// One index per function body.
   std::map<const clang::Stmt *, std::unique_ptr<BodyIndex>> Bodies;
 
@@ -211,6 +214,9 @@ protected:
   /// (a TU including an edited header is re-parsed with it).
   std::optional<std::string> callableUnverified(const clang::FunctionDecl *F,
                                                 llvm::StringRef Role);
+  /// What a run needs to see every translation unit of the program: the
+  /// units of the compile database it leaves out.
+  std::string unitsNotInRun();
   SourceSpan spanOf(const clang::Decl *D);
   void block(UseSink &Sink, DiagID ID, std::string Msg, clang::SourceLocation Loc);
   unsigned offsetOf(clang::SourceLocation L);

@@ -138,9 +138,21 @@ HostUse HostBuffers::classifyBufferUse(BufferStorage V, const Expr *R,
       if (Call->getArg(J) == S.Cur && !isKernel(Call->getDirectCallee()) &&
           llvm::is_contained(descriptorParamIndexes(Call->getDirectCallee()), J))
         Forwarded = Pass.LauncherFlow->launcherTarget(Call->getDirectCallee(), J);
+  std::string ForeignKey;
+  if (Call && !S.AddrTaken && !Forwarded)
+    for (unsigned J = 0; J < Call->getNumArgs(); ++J)
+      if (Call->getArg(J) == S.Cur)
+        ForeignKey = Pass.LauncherFlow->foreignLauncherKey(Call->getDirectCallee(), J);
   if (Forwarded) {
     setLaunch(U, Forwarded->first, Forwarded->second,
               "call of launcher '" + calleeName(Call) + "'");
+  } else if (!ForeignKey.empty()) {
+    // A launcher defined elsewhere, or some other function: the planner
+    // decides which; the analysis of this TU counts it as another use.
+    U.Kind = HostUseKind::Launch;
+    U.What = "call of launcher '" + calleeName(Call) + "'";
+    U.LauncherKey = ForeignKey;
+    Pass.ForeignLauncherArgs[R] = ForeignKey;
   } else if (auto Slot = Pass.ArraySlots.find(dyn_cast<DeclRefExpr>(R));
              isa<DeclRefExpr>(R) && Slot != Pass.ArraySlots.end()) {
     setLaunch(U, Slot->second.first, Slot->second.second, launchOf(Slot->second.first));
@@ -229,7 +241,7 @@ DeviceBuffer &HostBuffers::bufferFacts(BufferStorage S, const FunctionDecl *Fn) 
   std::vector<const Stmt *> Whole;
   for (const Expr *R : storageRefs(S, Fn, Whole)) {
     HostUse U = classifyBufferUse(S, R, Fn, B);
-    if (U.Kind == HostUseKind::Other)
+    if (U.Kind == HostUseKind::Other || !U.LauncherKey.empty())
       Others.push_back(R);
     B.Uses.push_back(std::move(U));
   }
@@ -250,8 +262,10 @@ const CopyInfo *HostBuffers::reachingCopy(BufferStorage V, const Stmt *Launch,
   return reachingOf(Pass.BufferCopies[V], Launch, Fn);
 }
 
-std::optional<Blocker> HostBuffers::changedBetween(BufferStorage V, const CopyInfo &Reaching,
-                                                   const Stmt *Launch, const FunctionDecl *Fn) {
+std::optional<Blocker>
+HostBuffers::changedBetween(BufferStorage V, const CopyInfo &Reaching, const Stmt *Launch,
+                            const FunctionDecl *Fn,
+                            std::vector<std::pair<std::string, Blocker>> *Unless) {
   std::vector<Note> CopyNote{{"copied here", ST.point(Reaching.Call->getBeginLoc())}};
   std::string Name = storageName(V);
   for (const CopyInfo &C : Pass.BufferCopies[V])
@@ -259,13 +273,19 @@ std::optional<Blocker> HostBuffers::changedBetween(BufferStorage V, const CopyIn
       return Blocker{DiagID::HostNotTraceable,
                      "'" + Name + "' is copied again between the copy and the launch",
                      ST.point(C.Call->getBeginLoc()), CopyNote};
-  for (const Stmt *O : Pass.BufferOtherUses[V])
-    if (between(Reaching.Top, Launch, O, Fn))
-      return Blocker{DiagID::HostNotTraceable,
-                     "'" + Name +
-                         "' is used between the copy and the launch; it may no longer hold the "
-                         "copied value",
-                     ST.point(O->getBeginLoc()), CopyNote};
+  for (const Stmt *O : Pass.BufferOtherUses[V]) {
+    if (!between(Reaching.Top, Launch, O, Fn))
+      continue;
+    Blocker Why{DiagID::HostNotTraceable,
+                "'" + Name +
+                    "' is used between the copy and the launch; it may no longer hold the "
+                    "copied value",
+                ST.point(O->getBeginLoc()), CopyNote};
+    auto Foreign = Pass.ForeignLauncherArgs.find(O);
+    if (!Unless || Foreign == Pass.ForeignLauncherArgs.end())
+      return Why;
+    Unless->push_back({Foreign->second, std::move(Why)});
+  }
   return std::nullopt;
 }
 

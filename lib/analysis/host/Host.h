@@ -55,10 +55,14 @@ public:
   const CopyInfo *reachingCopy(BufferStorage S, const clang::Stmt *Launch,
                                const clang::FunctionDecl *Fn);
   /// Why \p V may no longer hold what \p Reaching copied when \p Launch
-  /// runs: copied again, or used, in between; none when it still does.
-  std::optional<Blocker> changedBetween(BufferStorage S, const CopyInfo &Reaching,
-                                        const clang::Stmt *Launch,
-                                        const clang::FunctionDecl *Fn);
+  /// runs: copied again, or used, in between; none when it still does. A
+  /// call in between of a launcher defined elsewhere goes to \p Unless
+  /// (the planner keeps its blocker unless the launcher is followed), when
+  /// given; otherwise it counts as any other use.
+  std::optional<Blocker>
+  changedBetween(BufferStorage V, const CopyInfo &Reaching, const clang::Stmt *Launch,
+                 const clang::FunctionDecl *Fn,
+                 std::vector<std::pair<std::string, Blocker>> *Unless = nullptr);
 
 private:
   std::map<BufferStorage, size_t> BufferSlot;
@@ -131,6 +135,30 @@ public:
   std::optional<std::pair<const clang::FunctionDecl *, unsigned>>
   launcherTarget(const clang::FunctionDecl *L, unsigned ParamIndex,
                  const clang::Stmt **Offending = nullptr, unsigned Depth = 0);
+  /// A plain host function of the user's whose body another translation
+  /// unit holds (not a CUDA API): possibly a launcher defined elsewhere.
+  bool isForeignLauncher(const clang::FunctionDecl *L);
+  /// The key of \p L's parameter \p ParamIndex when L may be a launcher
+  /// defined elsewhere and the parameter a `const CUtensorMap *`, else "".
+  std::string foreignLauncherKey(const clang::FunctionDecl *L, unsigned ParamIndex);
+  /// H7 across translation units: each call of a possible launcher defined
+  /// elsewhere is analysed as a launch keyed by the launcher's parameter;
+  /// the planner joins it with the defining TU's LauncherForward.
+  void analyzeForeignCalls();
+
+private:
+  /// The '*' of parameter \p ParamIndex becomes '&' in every declaration of
+  /// \p L (into \p Edits); why not, when one cannot be edited.
+  std::optional<Blocker> parameterEdits(const clang::FunctionDecl *L, unsigned ParamIndex,
+                                        std::vector<TextEdit> &Edits);
+  /// The fact that joins calls of \p L in other TUs to the launch \p LS.
+  void recordForward(const clang::FunctionDecl *L, unsigned ParamIndex, const LaunchSite &LS,
+                     const std::vector<TextEdit> &Edits, unsigned Calls);
+  void analyzeForeignCall(const clang::FunctionDecl *L, unsigned ParamIndex,
+                          const std::string &Key, const clang::DeclRefExpr *R,
+                          const clang::FunctionDecl *Caller,
+                          const std::optional<Blocker> &NotEditable,
+                          const std::vector<TextEdit> &Edits);
 };
 
 /// H6/H8: upload helpers that return the device copy (host/UploadHelpers.cpp).

@@ -48,8 +48,13 @@ void LaunchArgs::analyzeLaunchArg(const KernelLaunch &KL, unsigned Index,
   A.Ref = dyn_cast<DeclRefExpr>(A.Arg->IgnoreParenImpCasts());
   A.Var = A.Ref ? dyn_cast<VarDecl>(A.Ref->getDecl()) : nullptr;
   LaunchSite LS;
-  LS.ParamKey = paramKey(KL.Kernel, Index);
-  LS.KernelName = patternOf(KL.Kernel)->getQualifiedNameAsString();
+  if (KL.ForeignLauncher) {
+    LS.LauncherKey = paramKey(KL.ForeignLauncher, Index);
+    LS.KernelName = KL.ForeignLauncher->getQualifiedNameAsString();
+  } else {
+    LS.ParamKey = paramKey(KL.Kernel, Index);
+    LS.KernelName = patternOf(KL.Kernel)->getQualifiedNameAsString();
+  }
   LS.Where = ST.point(A.Arg->getBeginLoc());
   LS.ReliesOn.push_back(spanOf(Fn));
   LS.HostDescriptor = spelled(A.Arg);
@@ -288,7 +293,8 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
     return refuse(DiagID::HostNotTraceable,
                   "no cudaMemcpy of a host descriptor into '" + Name + "' reaches this launch",
                   A.Arg->getBeginLoc(), {{"'" + Name + "' is declared here", Buf.Where}});
-  if (std::optional<Blocker> Why = Pass.Buffers->changedBetween(S, *Reaching, Launch, A.Fn))
+  if (std::optional<Blocker> Why = Pass.Buffers->changedBetween(S, *Reaching, Launch, A.Fn,
+                                                                 &LS.UnlessLaunchers))
     return FlowAnswer::refused(std::move(*Why));
   std::string HostDescriptor;
   if (std::optional<Blocker> Why = Pass.Buffers->hostDescriptorAt(

@@ -2,6 +2,8 @@
 // every call of the launcher is analysed as a launch.
 #include "Host.h"
 
+#include "../core/CudaApi.h"
+
 #include "clang/AST/ExprCXX.h"
 
 using namespace clang;
@@ -51,6 +53,27 @@ Launchers::launcherTarget(const FunctionDecl *L, unsigned ParamIndex, const Stmt
   return Target;
 }
 
+std::optional<Blocker> Launchers::parameterEdits(const FunctionDecl *L, unsigned ParamIndex,
+                                                  std::vector<TextEdit> &Edits) {
+  // The parameter becomes a reference to the host descriptor in every
+  // declaration: `const CUtensorMap *d` -> `const CUtensorMap &d`.
+  for (const FunctionDecl *D : L->redecls()) {
+    const ParmVarDecl *P = D->getParamDecl(ParamIndex);
+    TypeSourceInfo *TSI = P->getTypeSourceInfo();
+    auto PTL = TSI ? TSI->getTypeLoc().getAs<PointerTypeLoc>() : PointerTypeLoc();
+    std::optional<CharSourceRange> Star =
+        PTL ? ST.fileRange(SourceRange(PTL.getStarLoc(), PTL.getStarLoc())) : std::nullopt;
+    if (ST.inSystemHeader(P->getLocation()) || !Star)
+      return Blocker{DiagID::HostNotTraceable,
+                     "the declaration of parameter '" + P->getNameAsString() + "' of '" +
+                         L->getQualifiedNameAsString() + "' cannot be edited here",
+                     ST.point(P->getLocation()),
+                     {}};
+    Edits.push_back(ST.replace(*Star, "&"));
+  }
+  return std::nullopt;
+}
+
 std::optional<Blocker> Launchers::forwardThroughLauncher(const KernelLaunch &KL, unsigned I,
                                                             const ParmVarDecl *PV,
                                                             const FunctionDecl *L, unsigned Depth,
@@ -77,21 +100,9 @@ std::optional<Blocker> Launchers::forwardThroughLauncher(const KernelLaunch &KL,
                Offending ? Offending->getBeginLoc() : PV->getLocation());
   if (std::optional<std::string> Unseen = callableUnverified(L, "launcher"))
     return Why(*Unseen, L->getLocation());
-  // The parameter becomes a reference to the host descriptor in every
-  // declaration: `const CUtensorMap *d` -> `const CUtensorMap &d`.
   std::vector<TextEdit> Edits = Extra;
-  for (const FunctionDecl *D : L->redecls()) {
-    const ParmVarDecl *P = D->getParamDecl(ParamIndex);
-    TypeSourceInfo *TSI = P->getTypeSourceInfo();
-    auto PTL = TSI ? TSI->getTypeLoc().getAs<PointerTypeLoc>() : PointerTypeLoc();
-    std::optional<CharSourceRange> Star =
-        PTL ? ST.fileRange(SourceRange(PTL.getStarLoc(), PTL.getStarLoc())) : std::nullopt;
-    if (ST.inSystemHeader(P->getLocation()) || !Star)
-      return Why("the declaration of parameter '" + Name + "' of '" + LName +
-                     "' cannot be edited here",
-                 P->getLocation());
-    Edits.push_back(ST.replace(*Star, "&"));
-  }
+  if (std::optional<Blocker> NotEditable = parameterEdits(L, ParamIndex, Edits))
+    return NotEditable;
   unsigned Calls = 0;
   auto Refs = Pass.LauncherRefs.find(L->getCanonicalDecl());
   if (Refs != Pass.LauncherRefs.end())
@@ -109,11 +120,95 @@ std::optional<Blocker> Launchers::forwardThroughLauncher(const KernelLaunch &KL,
       Pass.LaunchArgFlow->analyzeLaunchArg(Through, I, Caller, Depth + 1, Edits);
       ++Calls;
     }
-  if (Calls == 0)
-    return Why("launcher '" + LName + "' is not called in the given sources", L->getLocation());
+  recordForward(L, ParamIndex, LS, Edits, Calls);
   // An error in the launcher may hide a use of the parameter.
-  Out.ParamSpans.push_back({LS.ParamKey, spanOf(L)});
+  if (Calls)
+    Out.ParamSpans.push_back({LS.ParamKey, spanOf(L)});
   return std::nullopt;
+}
+
+void Launchers::recordForward(const FunctionDecl *L, unsigned ParamIndex, const LaunchSite &LS,
+                              const std::vector<TextEdit> &Edits, unsigned Calls) {
+  LauncherForward F;
+  F.LauncherKey = paramKey(L, ParamIndex);
+  F.ParamKey = LS.ParamKey;
+  F.LauncherName = L->getQualifiedNameAsString();
+  F.Edits = Edits;
+  F.Body = spanOf(L);
+  F.LocalCalls = Calls;
+  // Calls from other translation units are all seen only when the run
+  // covers the whole program (a header declaration does not help there).
+  if (L->isExternallyVisible() && !Pass.wholeProgram())
+    F.CalledElsewhere.push_back(blockerFor(ReasonID::LauncherCalledElsewhere,
+                                           {F.LauncherName, unitsNotInRun()},
+                                           ST.point(L->getLocation())));
+  F.Uncalled = LS;
+  F.Uncalled.Blockers.push_back(Blocker{
+      DiagID::HostNotTraceable,
+      "launcher '" + F.LauncherName + "' is not called in the given sources",
+      ST.point(L->getLocation()),
+      {}});
+  Out.Launchers.push_back(std::move(F));
+}
+
+bool Launchers::isForeignLauncher(const FunctionDecl *L) {
+  const IdentifierInfo *Id = L ? L->getIdentifier() : nullptr;
+  return Id && !L->hasBody() && !isKernel(L) && !L->hasAttr<CUDADeviceAttr>() &&
+         L->getTemplatedKind() == FunctionDecl::TK_NonTemplate && !isa<CXXMethodDecl>(L) &&
+         !ST.inSystemHeader(L->getLocation()) && !cudaApi(Id->getName());
+}
+
+std::string Launchers::foreignLauncherKey(const FunctionDecl *L, unsigned ParamIndex) {
+  if (!isForeignLauncher(L) || ParamIndex >= L->getNumParams())
+    return std::string();
+  QualType T = L->getParamDecl(ParamIndex)->getType();
+  if (!isDescriptorPointer(T) || !T->getPointeeType().isConstQualified())
+    return std::string();
+  return paramKey(L, ParamIndex);
+}
+
+void Launchers::analyzeForeignCalls() {
+  for (auto &[L, Refs] : Pass.LauncherRefs)
+    for (unsigned ParamIndex : descriptorParamIndexes(L)) {
+      std::string Key = foreignLauncherKey(L, ParamIndex);
+      if (Key.empty())
+        continue;
+      std::vector<TextEdit> Edits;
+      std::optional<Blocker> NotEditable = parameterEdits(L, ParamIndex, Edits);
+      for (auto &[R, Caller] : Refs)
+        analyzeForeignCall(L, ParamIndex, Key, R, Caller, NotEditable, Edits);
+    }
+}
+
+void Launchers::analyzeForeignCall(const FunctionDecl *L, unsigned ParamIndex,
+                                   const std::string &Key, const DeclRefExpr *R,
+                                   const FunctionDecl *Caller,
+                                   const std::optional<Blocker> &NotEditable,
+                                   const std::vector<TextEdit> &Edits) {
+  const CallExpr *Call = directCallOf(R, Caller);
+  if (Call && Call->getNumArgs() > ParamIndex && !NotEditable) {
+    KernelLaunch KL;
+    KL.E = Call;
+    KL.ForeignLauncher = L;
+    KL.Args.assign(Call->getArgs(), Call->getArgs() + Call->getNumArgs());
+    KL.Form = "call of a launcher";
+    Pass.LaunchArgFlow->analyzeLaunchArg(KL, ParamIndex, Caller, 1, Edits);
+    return;
+  }
+  // Refused: the launcher's kernel keeps its descriptor by reference.
+  LaunchSite LS;
+  LS.LauncherKey = Key;
+  LS.KernelName = L->getQualifiedNameAsString();
+  LS.Where = ST.point(R->getBeginLoc());
+  if (Caller)
+    LS.ReliesOn.push_back(spanOf(Caller));
+  LS.Blockers.push_back(NotEditable ? *NotEditable
+                                    : Blocker{DiagID::HostNotTraceable,
+                                              "'" + LS.KernelName +
+                                                  "' is used here other than in a direct call",
+                                              LS.Where,
+                                              {}});
+  Out.Launches.push_back(std::move(LS));
 }
 
 } // namespace tma::analysis

@@ -105,6 +105,10 @@ struct HostUse {
   /// Declaration: the keys of the other variables the same statement
   /// declares; Removal applies only when they all go too.
   std::vector<std::string> SharedWith;
+  /// Launch: a call of a launcher whose body another translation unit holds,
+  /// by the launcher parameter's key. The planner maps it to the kernel's
+  /// ParamKey (LauncherForward), or counts the use as Other.
+  std::string LauncherKey;
 };
 
 /// What holds a device copy, set by the pass that finds it, so that the
@@ -134,6 +138,37 @@ struct LaunchSite {
   std::string HostDescriptor;  // spelling of what is passed now
   std::vector<Blocker> Blockers;
   std::vector<SourceSpan> ReliesOn; // the host function around the launch
+  /// A call of a launcher whose body another translation unit holds: the
+  /// launcher parameter's key, ParamKey empty; the planner maps it to the
+  /// kernel's (LauncherForward) or drops the site.
+  std::string LauncherKey;
+  /// Blockers that hold unless the launcher key they come with names a
+  /// launcher the run follows: the device copy is passed to a function of
+  /// another translation unit between the copy and this launch.
+  std::vector<std::pair<std::string, Blocker>> UnlessLaunchers;
+};
+
+/// H7 across translation units: launcher parameter LauncherKey is forwarded
+/// (through launchers, LauncherName's body) to the launch of descriptor
+/// ParamKey. The calls of the launcher in other translation units are
+/// launch sites keyed by LauncherKey; the planner joins them with ParamKey.
+struct LauncherForward {
+  std::string LauncherKey; // launcher USR + "#" + index
+  std::string ParamKey;
+  std::string LauncherName;
+  /// The parameter's type in every declaration the defining TU sees (and
+  /// those of the launchers it forwards through): what every call needs.
+  std::vector<TextEdit> Edits;
+  /// The launcher's body: an error in it may hide a use of the parameter.
+  SourceSpan Body;
+  /// Calls of the launcher in its own translation unit.
+  unsigned LocalCalls = 0;
+  /// Set when calls in other translation units cannot all be in the run
+  /// (external linkage, not the whole program): refuses those calls.
+  std::vector<Blocker> CalledElsewhere;
+  /// The launch inside the launcher as a refused site, for when no
+  /// translation unit calls the launcher.
+  LaunchSite Uncalled;
 };
 
 /// A compiler error, positioned so that errors before and after an edit can
@@ -166,6 +201,8 @@ struct PassFacts {
   /// Parameters that are rewritten together or not at all (the kernels one
   /// function pointer may launch), with the site that ties them.
   std::vector<std::pair<std::vector<std::string>, Note>> TiedParams;
+  /// Launcher parameters forwarded to a kernel's descriptor (H7).
+  std::vector<LauncherForward> Launchers;
 };
 
 } // namespace tma

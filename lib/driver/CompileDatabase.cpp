@@ -541,10 +541,7 @@ std::string buildTreeOf(const CompileDatabase &DB, llvm::StringRef InRoot) {
   if (!DB.Commands || DB.File.empty() || InRoot.empty())
     return std::string();
   std::string Dir = llvm::sys::path::parent_path(normalizePath(DB.File)).str();
-  llvm::StringRef D(Dir), R(InRoot);
-  bool Inside = D.size() > R.size() && D.starts_with(R) &&
-                (R.ends_with("/") || D[R.size()] == '/');
-  return Inside ? Dir : std::string();
+  return Dir != InRoot && isUnder(Dir, InRoot) ? Dir : std::string();
 }
 
 } // namespace tma

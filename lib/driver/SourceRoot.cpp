@@ -11,17 +11,10 @@
 namespace tma {
 namespace {
 
-/// Whether \p Dir is \p Path or one of its parents.
-bool holds(llvm::StringRef Dir, llvm::StringRef Path) {
-  if (!Path.starts_with(Dir))
-    return false;
-  return Path.size() == Dir.size() || Dir.ends_with("/") || Path[Dir.size()] == '/';
-}
-
 /// The deepest directory holding both \p A and \p B.
 std::string commonDirectory(llvm::StringRef A, llvm::StringRef B) {
   std::string Dir = A.str();
-  while (!holds(Dir, B)) {
+  while (!isUnder(B, Dir)) {
     llvm::StringRef Parent = llvm::sys::path::parent_path(Dir);
     if (Parent.empty() || Parent == Dir)
       return std::string();
@@ -44,8 +37,7 @@ std::string defaultSourceRoot(llvm::StringRef Cwd, llvm::StringRef DatabaseFile,
   Widen(llvm::sys::path::parent_path(normalizePath(DatabaseFile)));
   for (const std::string &File : Listed)
     Widen(llvm::sys::path::parent_path(normalizePath(File)));
-  if (Root.empty() || llvm::sys::path::parent_path(Root).empty() ||
-      llvm::sys::path::root_path(Root) == Root)
+  if (Root.empty() || llvm::sys::path::root_path(Root) == Root)
     return normalizePath(Cwd);
   return Root;
 }

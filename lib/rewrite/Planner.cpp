@@ -3,6 +3,7 @@
 // the rewritten ones into edit units, remove the device buffers they no
 // longer need, and refuse units that edit what they may not or that conflict.
 #include "tma/Planner.h"
+#include "tma/SourceText.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -245,12 +246,7 @@ static MergedFacts mergeFacts(const std::vector<PassFacts> &Facts) {
 // --- 2. Decide --------------------------------------------------------------
 
 static bool underRoot(const std::string &File, const std::string &Root) {
-  if (Root.empty())
-    return true;
-  llvm::StringRef F(File), R(Root);
-  if (!F.starts_with(R))
-    return false;
-  return F.size() == R.size() || R.ends_with("/") || F[R.size()] == '/';
+  return Root.empty() || isUnder(File, Root);
 }
 
 /// Why \p File may not be edited (blocked at \p Where), or nullopt.

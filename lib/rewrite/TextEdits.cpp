@@ -17,6 +17,12 @@ std::string normalizePath(llvm::StringRef Path) {
   return std::string(Abs);
 }
 
+bool isUnder(llvm::StringRef Path, llvm::StringRef Dir) {
+  if (!Path.starts_with(Dir))
+    return false;
+  return Path.size() == Dir.size() || Dir.ends_with("/") || Path[Dir.size()] == '/';
+}
+
 std::string SourceText::fileOf(SourceLocation Loc) const {
   FileID FID = SM.getFileID(SM.getExpansionLoc(Loc));
   OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);

@@ -46,4 +46,8 @@ public:
 /// file exists.
 std::string normalizePath(llvm::StringRef Path);
 
+/// Whether normalised \p Path is \p Dir or lies below it (by whole path
+/// components: `/a/bc` is not under `/a/b`).
+bool isUnder(llvm::StringRef Path, llvm::StringRef Dir);
+
 } // namespace tma

@@ -24,6 +24,7 @@ PassContext::PassContext(ASTContext &Ctx, llvm::StringRef Side, const AnalysisOp
   Constants = std::make_unique<ConstantMemory>(*this);
   PointerFlow = std::make_unique<analysis::PointerLaunches>(*this);
   KernelRefChecks = std::make_unique<analysis::KernelRefs>(*this);
+  Reach = std::make_unique<ObjectReach>(*this);
 }
 
 PassContext::~PassContext() = default;

@@ -36,6 +36,7 @@ class LaunchArgs;
 class ConstantMemory;
 class PointerLaunches;
 class KernelRefs;
+class ObjectReach;
 
 /// The per-function index: parents of every statement and the references to
 /// every declaration, built once per body.
@@ -142,6 +143,9 @@ struct PassContext {
   /// The copies into each device buffer and its other uses (HostBuffers).
   std::map<BufferStorage, std::vector<CopyInfo>> BufferCopies;
   std::map<BufferStorage, std::vector<const clang::Stmt *>> BufferOtherUses;
+  /// Written by HostBuffers::bufferFacts, read by changedBetween: the first
+  /// use through which other code may reach a buffer's device copy, and how.
+  std::map<BufferStorage, std::pair<const clang::Stmt *, std::string>> BufferLeaks;
   /// The other uses that pass a device buffer to a launcher defined in
   /// another TU, with the launcher parameter's key (HostBuffers).
   llvm::DenseMap<const clang::Stmt *, std::string> ForeignLauncherArgs;
@@ -159,6 +163,7 @@ struct PassContext {
   std::unique_ptr<ConstantMemory> Constants;
   std::unique_ptr<analysis::PointerLaunches> PointerFlow;
   std::unique_ptr<analysis::KernelRefs> KernelRefChecks;
+  std::unique_ptr<ObjectReach> Reach;
 };
 
 /// Fills the collected facts of \p P from its translation unit.

@@ -5,6 +5,8 @@
 #include "../core/CudaApi.h"
 #include "clang/AST/ExprCXX.h"
 
+#include <set>
+
 using namespace clang;
 
 namespace tma::analysis {
@@ -239,10 +241,32 @@ DeviceBuffer &HostBuffers::bufferFacts(BufferStorage S, const FunctionDecl *Fn) 
   if (!S.Field)
     B.Uses.push_back(declarationUse(S.Var, Fn, B));
   std::vector<const Stmt *> Whole;
-  for (const Expr *R : storageRefs(S, Fn, Whole)) {
+  std::vector<const Expr *> Refs = storageRefs(S, Fn, Whole);
+  // A followed alias (`CUtensorMap *alias = d;`, only read) names the same
+  // copy: its uses are the buffer's uses. Any other way of reaching the copy
+  // (a pointer to the variable, an alias not followed, a lambda, a call that
+  // keeps it) is a leak: no launch of the buffer is rewritten.
+  std::set<const VarDecl *> Followed;
+  for (size_t I = 0; I < Refs.size(); ++I) {
+    const Expr *R = Refs[I];
     HostUse U = classifyBufferUse(S, R, Fn, B);
     if (U.Kind == HostUseKind::Other || !U.LauncherKey.empty())
       Others.push_back(R);
+    if (U.Kind == HostUseKind::Other && !Pass.BufferLeaks.count(S)) {
+      std::vector<const VarDecl *> Aliases;
+      if (std::optional<std::string> Leak = Pass.Reach->deviceCopyLeak(R, Fn, Aliases))
+        Pass.BufferLeaks[S] = {R, *Leak};
+      for (const VarDecl *A : Aliases) {
+        if (S.Field) {
+          Pass.BufferLeaks[S] = {R, "'" + A->getNameAsString() + "'"};
+          continue;
+        }
+        if (!Followed.insert(A).second)
+          continue;
+        for (const DeclRefExpr *AR : index(Fn).Refs[A])
+          Refs.push_back(AR);
+      }
+    }
     B.Uses.push_back(std::move(U));
   }
   for (const Stmt *W : Whole) {
@@ -250,6 +274,8 @@ DeviceBuffer &HostBuffers::bufferFacts(BufferStorage S, const FunctionDecl *Fn) 
     U.Where = ST.point(W->getBeginLoc());
     U.What = "use of '" + S.Var->getNameAsString() + "'";
     Others.push_back(W);
+    if (!Pass.BufferLeaks.count(S) && !inUnevaluatedOperand(W, Fn))
+      Pass.BufferLeaks[S] = {W, "'" + spelled(cast<Expr>(W)) + "', used whole here"};
     B.Uses.push_back(std::move(U));
   }
   BufferSlot[S] = Out.Buffers.size();
@@ -286,6 +312,18 @@ HostBuffers::changedBetween(BufferStorage V, const CopyInfo &Reaching, const Stm
       return Why;
     Unless->push_back({Foreign->second, std::move(Why)});
   }
+  // Reached through a name that is not followed, before the launch: a
+  // kernel or code of the user's in between may change the copy through it.
+  if (auto Leak = Pass.BufferLeaks.find(V);
+      Leak != Pass.BufferLeaks.end() && Pass.Reach->beforeEnd(Leak->second.first, Launch, Fn))
+    if (const Stmt *Run = Pass.Reach->userCodeBetween(Reaching.Top, Launch, Fn,
+                                                      {Reaching.Call, Launch}, true)) {
+      std::vector<Note> Notes{{"it runs here, between the copy and the launch",
+                               ST.point(Run->getBeginLoc())}};
+      llvm::append_range(Notes, CopyNote);
+      return blockerFor(ReasonID::DeviceCopyAliased, {Name, Leak->second.second},
+                        ST.point(Leak->second.first->getBeginLoc()), Notes);
+    }
   return std::nullopt;
 }
 

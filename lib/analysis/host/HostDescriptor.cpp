@@ -200,6 +200,16 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
                            "kernel would see the new contents",
                        ST.point(R->getBeginLoc()), CopyNote};
     }
+  // Through every other name: references and pointers bound to it, lambdas
+  // that change it, and escaped addresses that code in between may use.
+  ObjectQuery Q{H, CopyTop, Launch, Fn, nullptr, {Copy, Launch}, CopyNote};
+  if (!Staged && !Copied.empty())
+    Q.Disjoint = [&](const DeclRefExpr *R) {
+      return disjointFields(Copied, fieldPathUp(R, *index(Fn).PM));
+    };
+  if (!Staged)
+    if (std::optional<Blocker> Why = Pass.Reach->changeBetween(Q))
+      return Why;
   if (Staged) {
     // What '*staged' points to may change through any code that can reach
     // it: between the copy and the launch only the CUDA runtime may run,
@@ -227,6 +237,11 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
                        ST.point(Call->getBeginLoc()), CopyNote};
     }
   }
+  // '*staged' itself: every call in between was ruled out above; what is
+  // left is a write through another pointer bound to the same storage.
+  if (Staged)
+    if (std::optional<Blocker> Why = Pass.Reach->changeBetween(Q))
+      return Why;
   HostDescriptor = Staged ? "*" + spelled(Src) : spelled(HostLV);
   return std::nullopt;
 }

@@ -29,6 +29,7 @@ const HostFlow HostFlows[] = {
     {"not a local variable", &LaunchArgs::notLocal},
     {"spelled in a macro", &LaunchArgs::spelledInMacro},
     {"H6 upload-helper variable", &LaunchArgs::uploadHelperVariable},
+    {"H1 alias of a device buffer", &LaunchArgs::deviceBufferAlias},
     {"H1-H3 device buffer", &LaunchArgs::deviceBuffer},
 };
 } // namespace
@@ -240,6 +241,19 @@ FlowAnswer LaunchArgs::uploadHelperVariable(const LaunchArg &A, LaunchSite &LS) 
 // until it, reads a host descriptor the launch can pass by value.
 FlowAnswer LaunchArgs::deviceBuffer(const LaunchArg &A, LaunchSite &LS) {
   return traceDeviceCopy(A, A.Var, A.Ref, LS);
+}
+
+// H1 through an alias: `CUtensorMap *alias = d;`, only read after: the
+// launch passes the copy in `d`, and is one of its launches.
+FlowAnswer LaunchArgs::deviceBufferAlias(const LaunchArg &A, LaunchSite &LS) {
+  const Expr *Init = A.Var->getInit() ? A.Var->getInit()->IgnoreParenImpCasts() : nullptr;
+  const auto *IR = dyn_cast_or_null<DeclRefExpr>(Init);
+  const auto *D = IR ? dyn_cast<VarDecl>(IR->getDecl()) : nullptr;
+  if (!D || D == A.Var || !D->hasLocalStorage() || D->isStaticLocal() || isa<ParmVarDecl>(D) ||
+      !isDescriptorPointer(D->getType()) || D->getType()->isReferenceType() ||
+      !Pass.Reach->isFollowedDeviceAlias(A.Var, A.Fn))
+    return FlowAnswer::notMine();
+  return traceDeviceCopy(A, D, A.Ref, LS);
 }
 
 /// The local struct variable and pointer field of `plan.device`, or none.

@@ -245,6 +245,11 @@ std::optional<Blocker> UploadAnalysis::checkCopiedDescriptor() {
         between(CopyTop, H.Ret, R, H.Def))
       return why("'" + M->getNameAsString() + "' changes between the copy and the return",
                  R->getBeginLoc());
+  ObjectQuery Q{M, CopyTop, H.Ret, H.Def, nullptr, {Copy}, {}};
+  if (std::optional<Blocker> Changed = Pass.Reach->changeBetween(Q)) {
+    Changed->Message = "in upload helper '" + UName + "', before the return: " + Changed->Message;
+    return Changed;
+  }
   std::optional<CharSourceRange> R = ST.fileRange(H.RetRef->getSourceRange());
   if (!R)
     return why("the return of '" + UName + "' is spelled in a macro", H.Ret->getBeginLoc());

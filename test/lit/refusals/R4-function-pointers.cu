@@ -45,7 +45,7 @@ using StepFn = void (*)(const CUtensorMap *, float *);
 
 void remember(void (*)(const CUtensorMap *, float *));
 
-int run(const CUtensorMap &h, float *out, bool twice) {
+int run(CUtensorMap h, float *out, bool twice) {
   CUtensorMap *d;
   CUtensorMap *e;
   CUDA_CHECK(cudaMalloc(&d, sizeof(CUtensorMap)));

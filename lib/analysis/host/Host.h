@@ -159,6 +159,7 @@ public:
                  std::vector<std::pair<std::string, Blocker>> *Unless = nullptr);
 
 private:
+  bool keptInFollowedLocal(const clang::DeclRefExpr *R, const clang::FunctionDecl *Fn);
   std::map<BufferStorage, size_t> BufferSlot;
   /// One use of \p S in \p Fn (reference \p R: `d`, or `plan.device`),
   /// classified.

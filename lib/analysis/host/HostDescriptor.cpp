@@ -123,6 +123,26 @@ bool disjointFields(llvm::ArrayRef<const FieldDecl *> A, llvm::ArrayRef<const Fi
 }
 } // namespace
 
+/// `&h` initialises or is assigned to a local pointer of this function,
+/// which the object proof follows (ObjectReach): not an escape by itself.
+bool HostBuffers::keptInFollowedLocal(const DeclRefExpr *R, const FunctionDecl *Fn) {
+  const Stmt *P = parent(Fn, R);
+  if (!isa_and_nonnull<UnaryOperator>(P) || cast<UnaryOperator>(P)->getOpcode() != UO_AddrOf)
+    return false;
+  const Stmt *Cur = P;
+  for (P = parent(Fn, P); P && (isa<ParenExpr>(P) || isa<CastExpr>(P)); P = parent(Fn, P))
+    Cur = P;
+  auto LocalPointer = [](const Decl *D) {
+    const auto *V = dyn_cast_or_null<VarDecl>(D);
+    return V && V->hasLocalStorage() && !V->isStaticLocal() && !isa<ParmVarDecl>(V) &&
+           V->getType()->isPointerType();
+  };
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(P))
+    return DS->isSingleDecl() && LocalPointer(DS->getSingleDecl()) &&
+           cast<VarDecl>(DS->getSingleDecl())->getInit() == Cur;
+  return false;
+}
+
 /// The host descriptor that \p Copy reads (`&h`, or a staged pointer `p`),
 /// and the proof that \p Launch may pass it by value instead: it is local,
 /// in scope at \p Named, and nothing changes it between the copy and the
@@ -187,7 +207,9 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
       HostRefKind RK = classifyHostRef(R, *index(Fn).PM);
       if (RK == HostRefKind::Write && disjointFields(Copied, fieldPathUp(R, *index(Fn).PM)))
         continue;
-      if (RK == HostRefKind::AddressEscapes) {
+      // A pointer kept in a local is followed by the object proof below;
+      // kept anywhere else, it is not.
+      if (RK == HostRefKind::AddressEscapes && !keptInFollowedLocal(R, Fn)) {
         return Blocker{DiagID::HostNotTraceable,
                        "the address of host descriptor '" + H->getNameAsString() +
                            "' is kept here; changes through it cannot be followed",

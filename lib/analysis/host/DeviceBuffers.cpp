@@ -263,8 +263,8 @@ DeviceBuffer &HostBuffers::bufferFacts(BufferStorage S, const FunctionDecl *Fn) 
         }
         if (!Followed.insert(A).second)
           continue;
-        for (const DeclRefExpr *AR : index(Fn).Refs[A])
-          Refs.push_back(AR);
+        if (auto It = index(Fn).Refs.find(A); It != index(Fn).Refs.end())
+          Refs.insert(Refs.end(), It->second.begin(), It->second.end());
       }
     }
     B.Uses.push_back(std::move(U));

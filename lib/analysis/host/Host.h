@@ -93,6 +93,8 @@ public:
   const clang::LambdaExpr *outermostLambda(const clang::Stmt *S, const clang::FunctionDecl *Fn);
 
 private:
+  std::vector<const clang::DeclRefExpr *> refsOf(const clang::FunctionDecl *Fn,
+                                                const clang::Decl *D);
   static ObjectUse make(Effect E, const clang::Stmt *At, std::string Via = "",
                         const clang::VarDecl *Alias = nullptr);
   ObjectUse useOfName(const clang::DeclRefExpr *R, const clang::VarDecl *V,

@@ -47,6 +47,16 @@ const Stmt *skipTransparent(const Stmt *P, const Stmt *&Cur,
 }
 } // namespace
 
+/// The references to \p D in \p Fn, without adding an entry to the index
+/// (callers may be iterating over another entry of it).
+std::vector<const DeclRefExpr *> ObjectReach::refsOf(const FunctionDecl *Fn, const Decl *D) {
+  auto &Refs = index(Fn).Refs;
+  auto It = Refs.find(D);
+  if (It == Refs.end())
+    return {};
+  return std::vector<const DeclRefExpr *>(It->second.begin(), It->second.end());
+}
+
 ObjectUse ObjectReach::make(Effect E, const Stmt *At, std::string Via, const VarDecl *Alias) {
   ObjectUse U;
   U.What = E;
@@ -307,7 +317,7 @@ bool ObjectReach::mayKeep(const FunctionDecl *F, unsigned I, unsigned Depth) {
     return Memo->second;
   const ParmVarDecl *P = Def->getParamDecl(I);
   bool Keeps = false;
-  for (const DeclRefExpr *R : index(Def).Refs[P]) {
+  for (const DeclRefExpr *R : refsOf(Def, P)) {
     if (outermostLambda(R, Def)) {
       Keeps = true;
       break;
@@ -632,7 +642,7 @@ ObjectReach::lambdaRunsBetween(const ObjectQuery &Q, const LambdaExpr *LE, const
     return std::nullopt;
   }
   std::string Name = "'" + Holder->getNameAsString() + "'";
-  for (const DeclRefExpr *HR : index(Fn).Refs[Holder]) {
+  for (const DeclRefExpr *HR : refsOf(Fn, Holder)) {
     if (inInterval(Q.CopyTop, Q.End, HR, Fn))
       return Runs(Name, HR);
     const Stmt *X = HR, *XP = Parent(HR);
@@ -684,7 +694,7 @@ bool ObjectReach::isFollowedDeviceAlias(const VarDecl *V, const FunctionDecl *Fn
   if (!isLocalVariable(V) || V->getType()->isReferenceType() ||
       !isDescriptorPointer(V->getType()))
     return false;
-  for (const DeclRefExpr *R : index(Fn).Refs[V]) {
+  for (const DeclRefExpr *R : refsOf(Fn, V)) {
     const Stmt *P = parent(Fn, R);
     while (P && isa<ParenExpr>(P))
       P = parent(Fn, P);

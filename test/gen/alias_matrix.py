@@ -2,13 +2,14 @@
 """Generated tests of the object proof (issue 19): every hazard through
 another name (a reference, a pointer, a [&] lambda, an escaped address, an
 alias of the device copy, a pointer to the pointer variable) crossed with
+an alias of the device copy kept by a helper and used by a later call,
 every launch form the tool rewrites (<<<>>>, cudaLaunchKernelEx, an argument
 array, a launcher function, a launch in a loop), each with its unsafe twin
 (must be refused, file unchanged) and its safe neighbour (must be rewritten).
 
   alias_matrix.py --tool PATH [--nvcc PATH] [--sample N --seed S] [--keep DIR]
 
-Without --sample the whole matrix runs (6 hazards x 5 forms x 2 twins). With
+Without --sample the whole matrix runs (7 hazards x 5 forms x 2 twins). With
 --nvcc, every rewritten program is compiled for sm_90a.
 """
 import argparse, os, random, re, subprocess, sys, tempfile
@@ -29,6 +30,12 @@ RETARGET = '''__global__ void retarget_on_device(CUtensorMap *map, unsigned long
   asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;" :: "l"(map), "l"(base) : "memory");
 }
 '''
+# A device copy whose pointer a helper keeps, and a helper that later hands
+# the kept pointer to a kernel that rewrites the map.
+DEVICE_KEEP = '''static CUtensorMap *g_kept;
+static void keep_device(CUtensorMap *m) { g_kept = m; }
+static void retune_kept() { retarget_on_device<<<1, 1>>>(g_kept, 0ull); }
+'''
 LAUNCHER = '''static void launch(const CUtensorMap *m, int *out) { consume<<<1, 1>>>(m, out); }
 '''
 
@@ -46,6 +53,8 @@ HAZARDS = {
     "device-alias": dict(pre="CUtensorMap *alias = d;",
                          mid="retarget_on_device<<<1, 1>>>(alias, 0ull);",
                          safe=("CUtensorMap *alias = d;", "also_reads<<<1, 1>>>(alias, out);", "")),
+    "device-escape": dict(pre="keep_device(d);", mid="retune_kept();",
+                          safe=("keep_device(d);", "", "retune_kept();")),
     "slot": dict(pre="CUtensorMap **slot = &d;", mid="retarget_on_device<<<1, 1>>>(*slot, 0ull);",
                  safe=("CUtensorMap **slot = &d;", "", "retarget_on_device<<<1, 1>>>(*slot, 0ull);")),
 }
@@ -81,7 +90,8 @@ def program(hazard, form, safe):
     body += ["cudaFree(d);", "(void)spare;", "return 0;"]
     text = "\n".join(body + [post])
     prelude = PRELUDE + (ALSO_READS if "also_reads" in text else "") + \
-        (RETARGET if "retarget_on_device" in text else "") + (LAUNCHER if form == "launcher" else "")
+        (RETARGET if "retarget_on_device" in text or "keep_device" in text else "") + \
+        (DEVICE_KEEP if "keep_device" in text else "") + (LAUNCHER if form == "launcher" else "")
     return (prelude + "\nint run(int *out) {\n" + "".join("  " + s + "\n" for s in body if s) +
             "}\n\nint main() {\n  int *out;\n  cudaMalloc(&out, 2 * sizeof(int));\n  return run(out);\n}\n")
 
@@ -133,14 +143,23 @@ def main():
     work = a.keep or tempfile.mkdtemp(prefix="alias-matrix-")
     os.makedirs(work, exist_ok=True)
     failed = 0
+    failures = []
+    compile_failures = 0
     for h, f, s in cells:
         name, problems, out = check(a.tool, a.nvcc, h, f, s, work)
+        compile_failures += sum(1 for p in problems if p.startswith("nvcc rejects"))
+        if problems:
+            failures.append((h, f, s))
         print(("FAIL " if problems else "ok   ") + name)
         for p in problems:
             print("     " + p)
         if problems:
             failed += 1
             print("     " + out.replace("\n", "\n     "))
+    safe = [c for c in cells if c[2]]
+    print(f"matrix: {len(safe) - sum(1 for c in failures if c[2])}/{len(safe)} safe rewritten, "
+          f"{len(cells) - len(safe) - sum(1 for c in failures if not c[2])}/{len(cells) - len(safe)} "
+          f"unsafe refused, {compile_failures} compile failures")
     print(f"alias-matrix: {len(cells) - failed}/{len(cells)} cells as expected")
     return 1 if failed else 0
 

@@ -20,6 +20,7 @@ BodyIndex &PassComponent::index(const FunctionDecl *FD) {
       const Stmt *S = Work.pop_back_val();
       if (!S)
         continue;
+      Slot->Stmts.push_back(S);
       if (const auto *R = dyn_cast<DeclRefExpr>(S))
         Slot->Refs[R->getDecl()].push_back(R);
       for (const Stmt *C : S->children())

@@ -43,6 +43,8 @@ class ObjectReach;
 struct BodyIndex {
   std::unique_ptr<clang::ParentMap> PM;
   llvm::DenseMap<const clang::Decl *, llvm::SmallVector<const clang::DeclRefExpr *, 4>> Refs;
+  /// Every statement of the body (lambda bodies included), each once.
+  std::vector<const clang::Stmt *> Stmts;
 };
 
 /// Where a use walk records what it finds: the kernel's own facts, or a

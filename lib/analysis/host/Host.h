@@ -78,6 +78,13 @@ public:
   /// A local descriptor pointer initialised from a device copy and only
   /// read after: it names the same copy, so its uses are the copy's uses.
   bool isFollowedDeviceAlias(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
+  /// The local device-copy variable that \p V, a followed alias, was
+  /// initialised from (`CUtensorMap *alias = d;`), or null.
+  const clang::VarDecl *aliasedDeviceCopy(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
+  /// Does the proof follow what reference \p R of \p V does: anything but
+  /// an escape (`CUtensorMap *p = &h;` binds a local it follows)?
+  bool accountsFor(const clang::DeclRefExpr *R, const clang::VarDecl *V,
+                  const clang::FunctionDecl *Fn);
   /// Does \p F (its body, when visible) keep parameter \p I beyond the call?
   bool mayKeep(const clang::FunctionDecl *F, unsigned I, unsigned Depth = 0);
   /// The first statement from the copy to \p End (the launch's arguments
@@ -117,9 +124,12 @@ private:
                     const clang::DeclRefExpr *R,
                     std::vector<std::pair<const clang::Stmt *, std::string>> &Escapes);
   bool mayWriteDescriptorThrough(const clang::Expr *A);
-  bool functionMayWrite(const clang::FunctionDecl *F, unsigned Depth);
+  bool functionMayWrite(const clang::FunctionDecl *F, unsigned Depth, bool DeviceToo);
+  bool callMayWrite(const clang::CallExpr *Call, bool DeviceToo, bool GlobalsOnly,
+                    unsigned Depth);
+  bool readsNonLocal(const clang::Expr *E);
   std::map<std::pair<const clang::FunctionDecl *, unsigned>, bool> KeepMemo;
-  std::map<const clang::FunctionDecl *, bool> WriteMemo;
+  std::map<std::pair<const clang::FunctionDecl *, bool>, bool> WriteMemo;
 };
 
 /// Device buffers (a host variable holding a device copy: its allocation,
@@ -161,7 +171,6 @@ public:
                  std::vector<std::pair<std::string, Blocker>> *Unless = nullptr);
 
 private:
-  bool keptInFollowedLocal(const clang::DeclRefExpr *R, const clang::FunctionDecl *Fn);
   std::map<BufferStorage, size_t> BufferSlot;
   /// One use of \p S in \p Fn (reference \p R: `d`, or `plan.device`),
   /// classified.

@@ -123,26 +123,6 @@ bool disjointFields(llvm::ArrayRef<const FieldDecl *> A, llvm::ArrayRef<const Fi
 }
 } // namespace
 
-/// `&h` initialises or is assigned to a local pointer of this function,
-/// which the object proof follows (ObjectReach): not an escape by itself.
-bool HostBuffers::keptInFollowedLocal(const DeclRefExpr *R, const FunctionDecl *Fn) {
-  const Stmt *P = parent(Fn, R);
-  if (!isa_and_nonnull<UnaryOperator>(P) || cast<UnaryOperator>(P)->getOpcode() != UO_AddrOf)
-    return false;
-  const Stmt *Cur = P;
-  for (P = parent(Fn, P); P && (isa<ParenExpr>(P) || isa<CastExpr>(P)); P = parent(Fn, P))
-    Cur = P;
-  auto LocalPointer = [](const Decl *D) {
-    const auto *V = dyn_cast_or_null<VarDecl>(D);
-    return V && V->hasLocalStorage() && !V->isStaticLocal() && !isa<ParmVarDecl>(V) &&
-           V->getType()->isPointerType();
-  };
-  if (const auto *DS = dyn_cast_or_null<DeclStmt>(P))
-    return DS->isSingleDecl() && LocalPointer(DS->getSingleDecl()) &&
-           cast<VarDecl>(DS->getSingleDecl())->getInit() == Cur;
-  return false;
-}
-
 /// The host descriptor that \p Copy reads (`&h`, or a staged pointer `p`),
 /// and the proof that \p Launch may pass it by value instead: it is local,
 /// in scope at \p Named, and nothing changes it between the copy and the
@@ -207,9 +187,9 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
       HostRefKind RK = classifyHostRef(R, *index(Fn).PM);
       if (RK == HostRefKind::Write && disjointFields(Copied, fieldPathUp(R, *index(Fn).PM)))
         continue;
-      // A pointer kept in a local is followed by the object proof below;
-      // kept anywhere else, it is not.
-      if (RK == HostRefKind::AddressEscapes && !keptInFollowedLocal(R, Fn)) {
+      // An address the object proof below follows (kept in a local) is
+      // not an escape; kept anywhere else, it is.
+      if (RK == HostRefKind::AddressEscapes && !Pass.Reach->accountsFor(R, H, Fn)) {
         return Blocker{DiagID::HostNotTraceable,
                        "the address of host descriptor '" + H->getNameAsString() +
                            "' is kept here; changes through it cannot be followed",
@@ -222,27 +202,19 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
                            "kernel would see the new contents",
                        ST.point(R->getBeginLoc()), CopyNote};
     }
-  // Through every other name: references and pointers bound to it, lambdas
-  // that change it, and escaped addresses that code in between may use.
+  // Through every other name (references and pointers bound to it, lambdas
+  // that change it, escaped addresses that code in between may use), after
+  // the rule for a staged pointer below, whose messages come first.
   ObjectQuery Q{H, CopyTop, Launch, Fn, nullptr, {Copy, Launch}, CopyNote};
   if (!Staged && !Copied.empty())
     Q.Disjoint = [&](const DeclRefExpr *R) {
       return disjointFields(Copied, fieldPathUp(R, *index(Fn).PM));
     };
-  if (!Staged)
-    if (std::optional<Blocker> Why = Pass.Reach->changeBetween(Q))
-      return Why;
   if (Staged) {
     // What '*staged' points to may change through any code that can reach
     // it: between the copy and the launch only the CUDA runtime may run,
     // and nothing may name the pointer.
-    llvm::SmallVector<const Stmt *, 64> Work{Fn->getBody()};
-    while (!Work.empty()) {
-      const Stmt *S = Work.pop_back_val();
-      if (!S)
-        continue;
-      for (const Stmt *C : S->children())
-        Work.push_back(C);
+    for (const Stmt *S : index(Fn).Stmts) {
       const auto *Call = dyn_cast<CallExpr>(S);
       if (!Call || Call == Copy || Call == Launch || !between(CopyTop, Launch, Call, Fn))
         continue;
@@ -259,11 +231,8 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
                        ST.point(Call->getBeginLoc()), CopyNote};
     }
   }
-  // '*staged' itself: every call in between was ruled out above; what is
-  // left is a write through another pointer bound to the same storage.
-  if (Staged)
-    if (std::optional<Blocker> Why = Pass.Reach->changeBetween(Q))
-      return Why;
+  if (std::optional<Blocker> Why = Pass.Reach->changeBetween(Q))
+    return Why;
   HostDescriptor = Staged ? "*" + spelled(Src) : spelled(HostLV);
   return std::nullopt;
 }

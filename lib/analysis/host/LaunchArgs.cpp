@@ -246,12 +246,8 @@ FlowAnswer LaunchArgs::deviceBuffer(const LaunchArg &A, LaunchSite &LS) {
 // H1 through an alias: `CUtensorMap *alias = d;`, only read after: the
 // launch passes the copy in `d`, and is one of its launches.
 FlowAnswer LaunchArgs::deviceBufferAlias(const LaunchArg &A, LaunchSite &LS) {
-  const Expr *Init = A.Var->getInit() ? A.Var->getInit()->IgnoreParenImpCasts() : nullptr;
-  const auto *IR = dyn_cast_or_null<DeclRefExpr>(Init);
-  const auto *D = IR ? dyn_cast<VarDecl>(IR->getDecl()) : nullptr;
-  if (!D || D == A.Var || !D->hasLocalStorage() || D->isStaticLocal() || isa<ParmVarDecl>(D) ||
-      !isDescriptorPointer(D->getType()) || D->getType()->isReferenceType() ||
-      !Pass.Reach->isFollowedDeviceAlias(A.Var, A.Fn))
+  const VarDecl *D = Pass.Reach->aliasedDeviceCopy(A.Var, A.Fn);
+  if (!D)
     return FlowAnswer::notMine();
   return traceDeviceCopy(A, D, A.Ref, LS);
 }

@@ -105,11 +105,8 @@ ObjectUse ObjectReach::argumentUse(const CallExpr *Call, const Stmt *Cur, bool P
   QualType Pointee = T->isReferenceType() ? T.getNonReferenceType() : T->getPointeeType();
   if (!Pointee.isNull() && Pointee.isConstQualified() && !Pointee->isPointerType())
     return make(Effect::Read, Call, Name);
-  if (!DevicePointer && !mayKeep(Callee, unsigned(Param), Depth + 1))
-    return make(Effect::Write, Call, Name);
-  if (DevicePointer && (System || !mayKeep(Callee, unsigned(Param), Depth + 1)))
-    return make(Effect::Write, Call, Name);
-  return make(Effect::Escape, Call, Name);
+  return make(mayKeep(Callee, unsigned(Param), Depth + 1) ? Effect::Escape : Effect::Write, Call,
+              Name);
 }
 
 ObjectUse ObjectReach::objectUse(const Expr *LV, const FunctionDecl *Fn, unsigned Depth,
@@ -364,8 +361,16 @@ bool ObjectReach::mayRunUserCode(const Stmt *S, bool DeviceToo) {
     return C && !C->isTrivial() && !ST.inSystemHeader(C->getLocation());
   }
   const auto *Call = dyn_cast<CallExpr>(S);
-  if (!Call)
-    return false;
+  return Call && callMayWrite(Call, DeviceToo, /*GlobalsOnly=*/true, 0);
+}
+
+/// May \p Call write storage it was not given by name, or (\p DeviceToo)
+/// launch a kernel? A user function is followed into its body
+/// (functionMayWrite). A library function runs the callbacks it is given
+/// and writes through the pointers it is given; with \p GlobalsOnly only a
+/// pointer read from a global (or through `->`) may be an escaped address.
+bool ObjectReach::callMayWrite(const CallExpr *Call, bool DeviceToo, bool GlobalsOnly,
+                               unsigned Depth) {
   if (isa<CUDAKernelCallExpr>(Call))
     return DeviceToo; // device code cannot reach host storage
   const FunctionDecl *Callee = Call->getDirectCallee();
@@ -375,10 +380,7 @@ bool ObjectReach::mayRunUserCode(const Stmt *S, bool DeviceToo) {
       llvm::is_contained({ApiRole::LaunchArgs, ApiRole::LaunchArray}, cudaApiOf(Call)->Role))
     return true;
   if (!ST.inSystemHeader(Callee->getLocation()))
-    return functionMayWrite(Callee, 0);
-  // A library function runs user code it is given (a callback), and writes
-  // through pointers it is given: one read from a global may be the
-  // escaped address.
+    return functionMayWrite(Callee, Depth + 1, DeviceToo);
   // The CUDA API takes kernels as function pointers (occupancy queries,
   // attributes, launches); only its host-callback calls run host code.
   llvm::StringRef Name = Callee->getName();
@@ -389,21 +391,26 @@ bool ObjectReach::mayRunUserCode(const Stmt *S, bool DeviceToo) {
     bool KernelPointer = TakesKernels && (AT->isFunctionPointerType() || AT->isFunctionType());
     if (isCallableType(AT) && !KernelPointer)
       return true;
-    if (!mayWriteDescriptorThrough(A))
+    if (mayWriteDescriptorThrough(A) && (!GlobalsOnly || readsNonLocal(A)))
+      return true;
+  }
+  return false;
+}
+
+/// Does \p E read a variable that is not local, or go through `->`?
+bool ObjectReach::readsNonLocal(const Expr *E) {
+  llvm::SmallVector<const Stmt *, 8> Work{E};
+  while (!Work.empty()) {
+    const Stmt *X = Work.pop_back_val();
+    if (!X)
       continue;
-    llvm::SmallVector<const Stmt *, 8> Work{A};
-    while (!Work.empty()) {
-      const Stmt *X = Work.pop_back_val();
-      if (!X)
-        continue;
-      if (const auto *DR = dyn_cast<DeclRefExpr>(X))
-        if (const auto *V = dyn_cast<VarDecl>(DR->getDecl()); V && !V->hasLocalStorage())
-          return true;
-      if (isa<MemberExpr>(X) && cast<MemberExpr>(X)->isArrow())
+    if (const auto *DR = dyn_cast<DeclRefExpr>(X))
+      if (const auto *V = dyn_cast<VarDecl>(DR->getDecl()); V && !V->hasLocalStorage())
         return true;
-      for (const Stmt *C : X->children())
-        Work.push_back(C);
-    }
+    if (isa<MemberExpr>(X) && cast<MemberExpr>(X)->isArrow())
+      return true;
+    for (const Stmt *C : X->children())
+      Work.push_back(C);
   }
   return false;
 }
@@ -420,14 +427,15 @@ bool ObjectReach::mayWriteDescriptorThrough(const Expr *A) {
 }
 
 /// May \p F (a host function of the user's) write anything but its own
-/// locals, or run code that may? Its body must be visible; writes through
-/// pointers, references, members and globals count, and so do the calls it
-/// makes, followed to a depth.
-bool ObjectReach::functionMayWrite(const FunctionDecl *F, unsigned Depth) {
+/// locals, or run code that may (with \p DeviceToo: or launch a kernel)?
+/// Its body must be visible; writes through pointers, references, members
+/// and globals count, and so do the calls it makes, followed to a depth.
+bool ObjectReach::functionMayWrite(const FunctionDecl *F, unsigned Depth, bool DeviceToo) {
   const FunctionDecl *Def = nullptr;
   if (Depth > 8 || !F->hasBody(Def) || !Def)
     return true;
-  auto [Memo, New] = WriteMemo.emplace(Def, true); // recursion: assume it writes
+  auto Key = std::make_pair(Def, DeviceToo);
+  auto [Memo, New] = WriteMemo.emplace(Key, true); // recursion: assume it writes
   if (!New)
     return Memo->second;
   auto OwnLocal = [&](const Expr *LHS) {
@@ -437,13 +445,9 @@ bool ObjectReach::functionMayWrite(const FunctionDecl *F, unsigned Depth) {
            V->getDeclContext() == Def;
   };
   bool Writes = false;
-  llvm::SmallVector<const Stmt *, 64> Work{Def->getBody()};
-  while (!Work.empty() && !Writes) {
-    const Stmt *S = Work.pop_back_val();
-    if (!S)
-      continue;
-    for (const Stmt *C : S->children())
-      Work.push_back(C);
+  for (const Stmt *S : index(Def).Stmts) {
+    if (Writes)
+      break;
     if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp())
       Writes = !OwnLocal(BO->getLHS());
     else if (const auto *UO = dyn_cast<UnaryOperator>(S); UO && UO->isIncrementDecrementOp())
@@ -451,21 +455,10 @@ bool ObjectReach::functionMayWrite(const FunctionDecl *F, unsigned Depth) {
     else if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
       Writes = CE->getConstructor() && !CE->getConstructor()->isTrivial() &&
                !ST.inSystemHeader(CE->getConstructor()->getLocation());
-    else if (const auto *Call = dyn_cast<CallExpr>(S)) {
-      const FunctionDecl *Callee = Call->getDirectCallee();
-      if (isa<CUDAKernelCallExpr>(Call))
-        continue;
-      if (!Callee)
-        Writes = true;
-      else if (ST.inSystemHeader(Callee->getLocation()))
-        Writes = llvm::any_of(Call->arguments(), [&](const Expr *A) {
-          return mayWriteDescriptorThrough(A) || isCallableType(A->getType());
-        });
-      else
-        Writes = functionMayWrite(Callee, Depth + 1);
-    }
+    else if (const auto *Call = dyn_cast<CallExpr>(S))
+      Writes = callMayWrite(Call, DeviceToo, /*GlobalsOnly=*/false, Depth);
   }
-  WriteMemo[Def] = Writes;
+  WriteMemo[Key] = Writes;
   return Writes;
 }
 
@@ -475,13 +468,7 @@ const Stmt *ObjectReach::userCodeBetween(const Stmt *CopyTop, const Stmt *End,
                                          const FunctionDecl *Fn,
                                          llvm::ArrayRef<const Stmt *> Skip, bool DeviceToo) {
   const Stmt *First = nullptr;
-  llvm::SmallVector<const Stmt *, 64> Work{Fn->getBody()};
-  while (!Work.empty()) {
-    const Stmt *S = Work.pop_back_val();
-    if (!S)
-      continue;
-    for (const Stmt *C : S->children())
-      Work.push_back(C);
+  for (const Stmt *S : index(Fn).Stmts) {
     if (llvm::is_contained(Skip, S) || !inInterval(CopyTop, End, S, Fn) ||
         !mayRunUserCode(S, DeviceToo))
       continue;
@@ -704,5 +691,20 @@ bool ObjectReach::isFollowedDeviceAlias(const VarDecl *V, const FunctionDecl *Fn
   }
   return true;
 }
+
+const VarDecl *ObjectReach::aliasedDeviceCopy(const VarDecl *V, const FunctionDecl *Fn) {
+  const Expr *Init = V->getInit() ? V->getInit()->IgnoreParenImpCasts() : nullptr;
+  const auto *IR = dyn_cast_or_null<DeclRefExpr>(Init);
+  const auto *D = IR ? dyn_cast<VarDecl>(IR->getDecl()) : nullptr;
+  if (!D || D == V || !isLocalVariable(D) || D->getType()->isReferenceType() ||
+      !isDescriptorPointer(D->getType()) || !isFollowedDeviceAlias(V, Fn))
+    return nullptr;
+  return D;
+}
+
+bool ObjectReach::accountsFor(const DeclRefExpr *R, const VarDecl *V, const FunctionDecl *Fn) {
+  return useOfName(R, V, Fn, 0, /*DevicePointer=*/false).What != Effect::Escape;
+}
+
 
 } // namespace tma::analysis

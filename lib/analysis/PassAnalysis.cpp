@@ -5,6 +5,7 @@
 #include "core/PassContext.h"
 #include "device/Device.h"
 #include "host/Host.h"
+#include "host/Retargeting.h"
 
 namespace tma {
 
@@ -32,6 +33,8 @@ PassFacts analyzePass(clang::ASTContext &Ctx, llvm::StringRef Side, const Analys
     P.LaunchArgFlow->analyzeLaunch(KL, Fn);
   // H7 across TUs: calls of launchers whose body another TU holds.
   P.LauncherFlow->analyzeForeignCalls();
+  // The storage rule: refused arguments whose storage it retargets.
+  retargetRefusedLaunches(P);
   // What is left: references that are not launches, lookups by name.
   for (auto &[R, Fn] : P.KernelRefs)
     P.KernelRefChecks->analyzeKernelRef(R, Fn);

@@ -471,6 +471,9 @@ static void formUnits(Planning &S) {
 /// The use that keeps \p B in place: another use, or one that cannot be
 /// removed on its own (the last such).
 static const HostUse *keepingUse(const DeviceBuffer &B) {
+  // A retargeted storage goes whole: every use carries its edit.
+  if (B.Kind == BufferKind::Retargeted)
+    return nullptr;
   const HostUse *Blocking = nullptr;
   for (const HostUse &Use : B.Uses)
     if (Use.Kind == HostUseKind::Other ||
@@ -510,8 +513,26 @@ static std::map<std::string, size_t> buffersToRemove(Planning &S) {
 
 /// Adds the removal of buffer \p B to unit \p UnitIndex. A declaration
 /// shared with other variables goes only when all of them go together.
+/// A retargeted storage keeps its shape and now points to host memory.
+static void retargetBuffer(const DeviceBuffer &B, EditUnit &U) {
+  U.LeftInPlace.push_back({"'" + B.Name +
+                               "' now holds the descriptor in host memory: its allocations, "
+                               "copies and frees are retargeted (new, assignment, delete)",
+                           B.Where});
+  for (const HostUse &Use : B.Uses) {
+    U.Edits.insert(U.Edits.end(), Use.Removal.begin(), Use.Removal.end());
+    bool Known = llvm::any_of(U.LeftInPlace, [&](const Note &N) {
+      return N.Message == Use.What && N.Where == Use.Where;
+    });
+    if (Use.Kind == HostUseKind::Other && !Known)
+      U.LeftInPlace.push_back({Use.What, Use.Where});
+  }
+}
+
 static void removeBuffer(const DeviceBuffer &B, size_t UnitIndex,
                          const std::map<std::string, size_t> &Removed, EditUnit &U) {
+  if (B.Kind == BufferKind::Retargeted)
+    return retargetBuffer(B, U);
   for (const HostUse &Use : B.Uses) {
     if (Use.Kind == HostUseKind::Declaration) {
       bool SiblingsGo = llvm::all_of(Use.SharedWith, [&](const std::string &K) {

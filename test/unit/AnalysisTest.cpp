@@ -1,5 +1,6 @@
 // The engine on small in-memory programs with the real CUDA headers: use
 // classification and host tracing, checked through the facts of each pass.
+#include <algorithm>
 #include "tma/Engine.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -102,7 +103,11 @@ TEST_F(AnalysisTest, LaunchTracesTheHostDescriptor) {
   EXPECT_EQ(Removable, 4u) << "declaration, allocation, copy and free";
 }
 
-TEST_F(AnalysisTest, CopyInsideAnIfDoesNotReachTheLaunch) {
+// A copy under an `if` does not reach the launch, so the H1 flow cannot pass
+// the host descriptor; the storage rule keeps the copy where it is, as an
+// assignment into host memory, and the launch passes *d: one retargeted
+// buffer whose allocation and copy carry their edits.
+TEST_F(AnalysisTest, CopyInsideAnIfIsRetargeted) {
   PassFacts F = facts(CudaSide::Host, R"(
     __global__ void k(const CUtensorMap* p) { asm volatile("prefetch.tensormap [%0];" :: "l"(p)); }
     void run(bool fresh, CUtensorMap h) {
@@ -113,8 +118,44 @@ TEST_F(AnalysisTest, CopyInsideAnIfDoesNotReachTheLaunch) {
       k<<<1, 1>>>(d);
     })");
   ASSERT_EQ(F.Launches.size(), 1u);
+  EXPECT_TRUE(F.Launches[0].Blockers.empty());
+  ASSERT_EQ(F.Launches[0].Edits.size(), 1u);
+  EXPECT_EQ(F.Launches[0].Edits[0].Text, "*d");
+  const DeviceBuffer *B = nullptr;
+  for (const DeviceBuffer &Buf : F.Buffers)
+    if (Buf.Key == F.Launches[0].BufferKey)
+      B = &Buf;
+  ASSERT_NE(B, nullptr);
+  EXPECT_EQ(B->Kind, BufferKind::Retargeted);
+  std::vector<std::string> Texts;
+  for (const HostUse &U : B->Uses)
+    for (const TextEdit &E : U.Removal)
+      Texts.push_back(E.Text);
+  EXPECT_NE(std::find(Texts.begin(), Texts.end(), "d = new CUtensorMap"), Texts.end());
+  EXPECT_NE(std::find(Texts.begin(), Texts.end(), "*d = h"), Texts.end());
+}
+
+// One use the storage rule cannot classify (a device-to-host copy) keeps
+// the flow's refusal, with a note that names it.
+TEST_F(AnalysisTest, UnclassifiedUseKeepsTheRefusal) {
+  PassFacts F = facts(CudaSide::Host, R"(
+    __global__ void k(const CUtensorMap* p) { asm volatile("prefetch.tensormap [%0];" :: "l"(p)); }
+    void run(bool fresh, CUtensorMap h) {
+      CUtensorMap* d;
+      cudaMalloc(&d, sizeof(CUtensorMap));
+      if (fresh)
+        cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+      cudaMemcpy(&h, d, sizeof(CUtensorMap), cudaMemcpyDeviceToHost);
+      k<<<1, 1>>>(d);
+    })");
+  ASSERT_EQ(F.Launches.size(), 1u);
   ASSERT_FALSE(F.Launches[0].Blockers.empty());
   EXPECT_EQ(F.Launches[0].Blockers[0].ID, DiagID::HostNotTraceable);
+  bool Named = false;
+  for (const Note &N : F.Launches[0].Blockers[0].Notes)
+    Named |= N.Message.find("storage.unclassified-use") != std::string::npos &&
+             N.Message.find("copied from here") != std::string::npos;
+  EXPECT_TRUE(Named);
 }
 
 // Each compiler error is marked contained or not by the pass that saw it.

@@ -4,7 +4,10 @@
 
 #include "Types.h"
 
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+
+#include <algorithm>
 
 namespace tma::analysis {
 namespace {
@@ -54,10 +57,10 @@ const std::vector<CudaApi> &table() {
       launchArray("cuLaunchCooperativeKernel", 0, 9, -1, true),
       launchArray("cuLaunchKernelEx", 1, 2, 3, true),
       // Allocations, copies and frees of a device copy.
-      memory("cudaMalloc", ApiRole::Alloc, 0),
-      memory("cudaMallocAsync", ApiRole::Alloc, 0),
-      memory("cuMemAlloc", ApiRole::Alloc, 0),
-      memory("cuMemAllocAsync", ApiRole::Alloc, 0),
+      memory("cudaMalloc", ApiRole::Alloc, 0, -1, 1),
+      memory("cudaMallocAsync", ApiRole::Alloc, 0, -1, 1),
+      memory("cuMemAlloc", ApiRole::Alloc, 0, -1, 1),
+      memory("cuMemAllocAsync", ApiRole::Alloc, 0, -1, 1),
       memory("cudaMemcpy", ApiRole::Copy, 0, 1, 2, 3),
       memory("cudaMemcpyAsync", ApiRole::Copy, 0, 1, 2, 3),
       memory("cuMemcpyHtoD", ApiRole::Copy, 0, 1, 2),
@@ -68,6 +71,18 @@ const std::vector<CudaApi> &table() {
       memory("cudaFreeAsync", ApiRole::Free, 0),
       memory("cuMemFree", ApiRole::Free, 0),
       memory("cuMemFreeAsync", ApiRole::Free, 0),
+      // CUDA graphs: a captured launch is replayed later with the arguments
+      // it had when it was captured.
+      memory("cudaStreamBeginCapture", ApiRole::GraphCapture, -1),
+      memory("cudaStreamBeginCaptureToGraph", ApiRole::GraphCapture, -1),
+      memory("cudaGraphLaunch", ApiRole::GraphCapture, -1),
+      memory("cuStreamBeginCapture", ApiRole::GraphCapture, -1),
+      memory("cuGraphLaunch", ApiRole::GraphCapture, -1),
+      // Logging: a pointer passed to these is printed, not used.
+      memory("printf", ApiRole::Log, -1),
+      memory("fprintf", ApiRole::Log, -1),
+      memory("snprintf", ApiRole::Log, -1),
+      memory("sprintf", ApiRole::Log, -1),
       // Calls that take a kernel without launching it.
       takesKernel("cudaFuncSetAttribute", ApiRole::KernelQuery, 0),
       takesKernel("cudaFuncGetAttributes", ApiRole::KernelQuery, 1),
@@ -129,6 +144,19 @@ const CudaApi *cudaApi(llvm::StringRef Name, ApiRole Role) {
 
 const CudaApi *cudaApiOf(const clang::CallExpr *CE) {
   return CE ? cudaApi(calleeName(CE)) : nullptr;
+}
+
+bool isWholeDescriptorCopy(const clang::CallExpr *Call, const CudaApi &Api,
+                           clang::ASTContext &Ctx) {
+  if (Api.Role != ApiRole::Copy ||
+      Call->getNumArgs() <= unsigned(std::max(Api.SizeArg, Api.KindArg)))
+    return false;
+  clang::Expr::EvalResult Size, Kind;
+  if (!Call->getArg(Api.SizeArg)->EvaluateAsInt(Size, Ctx) || Size.Val.getInt() != 128)
+    return false;
+  return Api.KindArg < 0 ||
+         (Call->getArg(Api.KindArg)->EvaluateAsInt(Kind, Ctx) &&
+          (Kind.Val.getInt() == 1 /*HostToDevice*/ || Kind.Val.getInt() == 4 /*Default*/));
 }
 
 } // namespace tma::analysis

@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringRef.h"
 
 namespace clang {
+class ASTContext;
 class CallExpr;
 }
 
@@ -35,6 +36,11 @@ enum class ApiRole {
   HandleBind,
   /// `cuModuleGetFunction(&f, module, "name")`: a kernel found by its name.
   NameLookup,
+  /// `cudaStreamBeginCapture`, `cudaGraphLaunch`: launches captured into a
+  /// graph and replayed later, with the arguments they had when captured.
+  GraphCapture,
+  /// `printf`, `fprintf`: a pointer argument is printed, not used.
+  Log,
 };
 
 struct CudaApi {
@@ -60,6 +66,10 @@ struct CudaApi {
 const CudaApi *cudaApi(llvm::StringRef Name);
 /// The API \p CE calls directly, or null.
 const CudaApi *cudaApiOf(const clang::CallExpr *CE);
+/// A host-to-device copy of one whole descriptor: 128 bytes and, where the
+/// API takes a kind, cudaMemcpyHostToDevice or cudaMemcpyDefault.
+bool isWholeDescriptorCopy(const clang::CallExpr *Call, const CudaApi &Api,
+                           clang::ASTContext &Ctx);
 /// cudaApi(Name) when it has \p Role, else null.
 const CudaApi *cudaApi(llvm::StringRef Name, ApiRole Role);
 

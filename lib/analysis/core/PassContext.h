@@ -77,6 +77,13 @@ struct BufferStorage {
   }
 };
 
+/// A launch argument the host flows refused (LaunchArgs), for the storage
+/// rule (host/Retargeting.cpp).
+struct RefusedArg {
+  const clang::Expr *Arg;
+  const clang::FunctionDecl *Fn;
+};
+
 struct PassContext {
   PassContext(clang::ASTContext &Ctx, llvm::StringRef Side, const AnalysisOptions &Opts);
   ~PassContext();
@@ -151,6 +158,8 @@ struct PassContext {
   /// The other uses that pass a device buffer to a launcher defined in
   /// another TU, with the launcher parameter's key (HostBuffers).
   llvm::DenseMap<const clang::Stmt *, std::string> ForeignLauncherArgs;
+  /// The launch arguments the host flows refused, in order (LaunchArgs).
+  std::vector<RefusedArg> RefusedArgs;
   /// One index per function body.
   std::map<const clang::Stmt *, std::unique_ptr<BodyIndex>> Bodies;
 

@@ -50,19 +50,6 @@ std::vector<TextEdit> HostBuffers::removeHostCall(const CallExpr *CE,
   return {};
 }
 
-/// A host-to-device copy of one whole descriptor: 128 bytes and, where the
-/// API takes a kind, cudaMemcpyHostToDevice or cudaMemcpyDefault.
-static bool isWholeDescriptorCopy(const CallExpr *Call, const CudaApi &Api, ASTContext &Ctx) {
-  if (Api.Role != ApiRole::Copy || Call->getNumArgs() <= unsigned(std::max(Api.SizeArg, Api.KindArg)))
-    return false;
-  Expr::EvalResult Size, Kind;
-  if (!Call->getArg(Api.SizeArg)->EvaluateAsInt(Size, Ctx) || Size.Val.getInt() != 128)
-    return false;
-  return Api.KindArg < 0 ||
-         (Call->getArg(Api.KindArg)->EvaluateAsInt(Kind, Ctx) &&
-          (Kind.Val.getInt() == 1 /*HostToDevice*/ || Kind.Val.getInt() == 4 /*Default*/));
-}
-
 /// The declaration of buffer \p V, removable when it initialises nothing
 /// (with its siblings in one statement: the planner checks they all go).
 HostUse HostBuffers::declarationUse(const VarDecl *V, const FunctionDecl *Fn,

@@ -65,9 +65,11 @@ void LaunchArgs::analyzeLaunchArg(const KernelLaunch &KL, unsigned Index,
       continue;
     if (Answer.Verdict == FlowAnswer::Forwarded)
       return; // the launches through the launcher's callers stand for it
-    if (Answer.Why)
+    if (Answer.Why) {
       LS.Blockers.push_back(std::move(*Answer.Why));
-    else
+      if (!KL.ForeignLauncher)
+        Pass.RefusedArgs.push_back({A.Arg, Fn});
+    } else
       llvm::append_range(LS.Edits, Extra);
     Out.Launches.push_back(std::move(LS));
     return;

@@ -117,6 +117,10 @@ enum class BufferKind {
   Variable,       // a host variable holding a device pointer (H1..H5)
   UploadHelper,   // every caller's result of one upload helper (H6, H8)
   ConstantSymbol, // a `__constant__ CUtensorMap` (H12): not changed on the device
+  /// A storage group the storage rule retargets to host memory: every use
+  /// carries its edit (allocation -> new, copy -> assignment, free ->
+  /// delete), applied together with its launches or not at all.
+  Retargeted,
 };
 
 /// A host variable (`CUtensorMap* d`) holding a device copy of a descriptor.

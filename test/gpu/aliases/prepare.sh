@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The alias programs of issue 19, for the GPU: each as written (original/),
-# as this tool leaves it (current/: refused, so byte-identical), and, when
+# as this tool leaves it (current/: retargeted by the storage rule: the copy
+# becomes an assignment into host memory and the launch passes *d), and, when
 # OLD_TOOL names a build from before the object proof, as that build
 # rewrote it (old/: the wrong rewrite). Usage: prepare.sh BUNDLE [TOOL]
 set -euo pipefail

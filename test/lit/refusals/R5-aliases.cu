@@ -4,11 +4,22 @@
 // between, an address that escaped to a function that keeps it, an alias of
 // the device pointer handed to a kernel that rewrites the map, a pointer to
 // the pointer variable. Each would make the by-value launch read another
-// descriptor than the copy the original reads, so each stays as it is. The
+// descriptor than the copy the original reads, so none passes it. The
 // safe neighbours are patterns/H1-alias-neighbours.cu.
+//
+// Where the host descriptor changes after the copy (a reference, a pointer
+// alias, a [&] lambda, an escaped address, a reference parameter), passing
+// it by value would be wrong, and the H1 flow refuses; the storage rule
+// rewrites them rightly instead: the device copy's storage is retargeted to
+// host memory, the cudaMemcpy becomes an assignment made where the copy was
+// (before the change), and the launch passes *d, which still holds what was
+// copied. The device-side hazards (an alias or a pointer to the pointer
+// reaching a kernel that rewrites the map) stay refused.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
-// RUN: cmp %t.cu %t.orig.cu
+// RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
+// RUN: %nvcc-compile %t.cu
+// RUN: %tma --check %t.cu
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -45,10 +56,11 @@ int reference_bound_before(int *out) {
   cudaFree(d);
   return 0;
 }
-// CHECK: warning: descriptor 'map' of kernel 'via_reference' is left by reference: host descriptor 'map' is modified through 'current' between the copy and the launch; by value the kernel would see the new contents [tma-105]
-// CHECK-NEXT: note: blocked here
-// CHECK-NEXT: note: the alias is bound here
-// CHECK-NEXT: note: copied here
+// CHECK: warning: kernel 'via_reference' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-NEXT: note: 'd' now holds the descriptor in host memory
+// CHECK-FIXES: {{^}}  *d = map;
+// CHECK-FIXES-NEXT: {{^}}  encode_tile(&current, 2);
+// CHECK-FIXES-NEXT: {{^}}  via_reference<<<1, 1>>>(*d, out);
 
 int reference_to_reference(int *out) {
   CUtensorMap map{};
@@ -62,7 +74,11 @@ int reference_to_reference(int *out) {
   cudaFree(d);
   return 0;
 }
-// CHECK: warning: descriptor 'map' of kernel 'via_pointer_alias' is left by reference: host descriptor 'map' is modified through 'second' (through 'first') between the copy and the launch{{.*}} [tma-105]
+// CHECK: warning: kernel 'via_pointer_alias' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-NEXT: note: 'd' now holds the descriptor in host memory
+// CHECK-FIXES: {{^}}  *d = map;
+// CHECK-FIXES-NEXT: {{^}}  second->opaque[1] = 5;
+// CHECK-FIXES-NEXT: {{^}}  via_pointer_alias<<<1, 1>>>(*d, out);
 
 int lambda_called_between(int *out) {
   CUtensorMap map{};
@@ -75,9 +91,11 @@ int lambda_called_between(int *out) {
   cudaFree(d);
   return 0;
 }
-// CHECK: warning: descriptor 'map' of kernel 'via_lambda' is left by reference: lambda 'retile' changes host descriptor 'map' and runs between the copy and the launch; by value the kernel would see the new contents [tma-105]
-// CHECK-NEXT: note: blocked here
-// CHECK-NEXT: note: the lambda reaches 'map' here
+// CHECK: warning: kernel 'via_lambda' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-NEXT: note: 'd' now holds the descriptor in host memory
+// CHECK-FIXES: {{^}}  *d = map;
+// CHECK-FIXES-NEXT: {{^}}  retile();
+// CHECK-FIXES-NEXT: {{^}}  via_lambda<<<1, 1>>>(*d, out);
 
 int escaped_before_copy(int *out) {
   CUtensorMap map{};
@@ -90,9 +108,11 @@ int escaped_before_copy(int *out) {
   cudaFree(d);
   return 0;
 }
-// CHECK: warning: descriptor 'map' of kernel 'via_escape' is left by reference: the address of host descriptor 'map' has escaped, and 'refresh' runs between the copy and the launch and may change it through that address [tma-105]
-// CHECK-NEXT: note: blocked here
-// CHECK-NEXT: note: the address of 'map' escapes here to 'watch'
+// CHECK: warning: kernel 'via_escape' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-NEXT: note: 'd' now holds the descriptor in host memory
+// CHECK-FIXES: {{^}}  *d = map;
+// CHECK-FIXES-NEXT: {{^}}  refresh(4);
+// CHECK-FIXES-NEXT: {{^}}  via_escape<<<1, 1>>>(*d, out);
 
 int device_alias_to_writer(int *out) {
   CUtensorMap map{};
@@ -139,8 +159,11 @@ int reference_parameter(CUtensorMap &map, int *out) {
   cudaFree(d);
   return 0;
 }
-// CHECK: warning: descriptor 'map' of kernel 'via_helper_reference' is left by reference: the address of host descriptor 'map' has escaped, and 'bump_tile' runs between the copy and the launch{{.*}} [tma-105]
-// CHECK: note: 'map' is a reference: the object it names may be reached through other names
+// CHECK: warning: kernel 'via_helper_reference' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-NEXT: note: 'd' now holds the descriptor in host memory
+// CHECK-FIXES: {{^}}  *d = map;
+// CHECK-FIXES-NEXT: {{^}}  bump_tile();
+// CHECK-FIXES-NEXT: {{^}}  via_helper_reference<<<1, 1>>>(*d, out);
 
 int main() {
   int *out;
@@ -156,4 +179,4 @@ int main() {
   return 0;
 }
 // CHECK: warning: descriptor 'map' of kernel 'retarget_on_device' is left by reference: {{.*}}tensormap.replace{{.*}} [tma-101]
-// CHECK: 0 kernels rewritten, 8 refused
+// CHECK: 5 kernels rewritten, 3 refused

@@ -1,0 +1,536 @@
+// The storage rule (DeviceStorage.h): every use of every storage a device
+// copy's pointer can reach is classified; a group whose uses all are is
+// retargeted to host memory, and one use that is not refuses it by name.
+#include "DeviceStorage.h"
+
+#include "StorageIndex.h"
+
+#include "../core/CudaApi.h"
+#include "../core/Launch.h"
+#include "../core/Types.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+
+#include <deque>
+
+using namespace clang;
+
+namespace tma::analysis {
+
+/// One group being classified: the storages joined so far, those still to
+/// visit, and what the retargeting edits.
+struct DeviceStorage::Group {
+  std::set<std::string> Members;
+  std::deque<std::string> Work;
+  Retarget R;
+  std::optional<Note> Why;
+  std::set<const Expr *> SeenUses;
+  std::set<const FunctionDecl *> Spans;
+  unsigned Allocs = 0, Copies = 0;
+};
+
+static constexpr size_t MaxStorages = 256;
+
+DeviceStorage::DeviceStorage(ASTContext &Ctx, const SourceText &ST, StorageInputs In)
+    : Ctx(Ctx), ST(ST), In(std::move(In)), Idx(std::make_unique<StorageIndex>(Ctx, ST)) {}
+
+DeviceStorage::~DeviceStorage() = default;
+
+const Stmt *DeviceStorage::parent(const FunctionDecl *Fn, const Stmt *S) {
+  return Idx->parent(Fn, S);
+}
+
+/// \p E without parentheses, implicit casts, casts between pointer types,
+/// cleanups and temporaries: the value it passes on.
+static const Expr *valueOf(const Expr *E) {
+  for (;;) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *C = dyn_cast<ExplicitCastExpr>(E); C && C->getType()->isPointerType())
+      E = C->getSubExpr();
+    else if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
+      E = EWC->getSubExpr();
+    else if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = MT->getSubExpr();
+    else if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
+      E = DA->getExpr();
+    else if (const auto *DI = dyn_cast<CXXDefaultInitExpr>(E))
+      E = DI->getExpr();
+    else
+      return E;
+  }
+}
+
+std::optional<std::string> DeviceStorage::storageOf(const Expr *E) {
+  E = valueOf(E);
+  std::string Key;
+  if (const auto *R = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && holdsDescriptorPointer(V->getType()))
+      Key = Idx->variableKey(V);
+  } else if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+        F && holdsDescriptorPointer(F->getType()))
+      Key = Idx->fieldKey(F);
+  } else if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    if (const FunctionDecl *FD = CE->getDirectCallee();
+        FD && !isKernel(FD) && holdsDescriptorPointer(FD->getReturnType()))
+      Key = Idx->resultKey(FD);
+  }
+  if (Key.empty() || !Idx->Nodes.count(Key))
+    return std::nullopt;
+  return Key;
+}
+
+bool DeviceStorage::refuse(Group &G, const Stmt *At, std::string Why) {
+  if (!G.Why)
+    G.Why = Note{std::move(Why), ST.point(At ? At->getBeginLoc() : SourceLocation())};
+  return false;
+}
+
+SourceSpan DeviceStorage::spanOf(const FunctionDecl *Fn) {
+  const SourceManager &SM = ST.SM;
+  SourceLocation B = SM.getExpansionLoc(Fn->getBeginLoc());
+  SourceLocation E = SM.getExpansionRange(Fn->getEndLoc()).getEnd();
+  SourceSpan S;
+  S.Begin = ST.point(B);
+  S.End = SM.getFileOffset(E) + Lexer::MeasureTokenLength(E, SM, Ctx.getLangOpts());
+  return S;
+}
+
+/// Why a storage can be reached by code this translation unit does not
+/// show: the calls of a function whose address is taken or that is virtual,
+/// another unit's calls, a global another unit names, device memory.
+bool DeviceStorage::whyOpen(Group &G, const StorageNode &N, const Stmt *At) {
+  const FunctionDecl *Owner = nullptr;
+  if (N.K == StorageNode::Result)
+    Owner = cast<FunctionDecl>(N.D);
+  if (N.K == StorageNode::Parameter)
+    Owner = dyn_cast<FunctionDecl>(N.D->getDeclContext());
+  if (Owner) {
+    if (!Owner->hasBody() && N.K == StorageNode::Result)
+      return refuse(G, At, "'" + N.Name + "' returns it, and its body is not seen");
+    if (const auto *M = dyn_cast<CXXMethodDecl>(Owner); M && M->isVirtual())
+      return refuse(G, At, "'" + Owner->getQualifiedNameAsString() +
+                               "' is virtual: its callers are not all seen");
+    if (Idx->AddressTaken.count(patternOf(Owner)->getFirstDecl()))
+      return refuse(G, At, "the address of '" + Owner->getQualifiedNameAsString() +
+                               "' is taken: its calls are not all seen");
+    if (In.CallableElsewhere)
+      if (std::optional<std::string> Why = In.CallableElsewhere(Owner))
+        return refuse(G, At, *Why);
+    return true;
+  }
+  if (const auto *V = dyn_cast<VarDecl>(N.D)) {
+    if (V->hasAttr<CUDADeviceAttr>() || V->hasAttr<CUDAConstantAttr>() ||
+        V->hasAttr<CUDASharedAttr>())
+      return refuse(G, At, "'" + N.Name + "' lives in device memory");
+    if (V->hasGlobalStorage() && !V->isStaticLocal() && In.NamedElsewhere)
+      if (std::optional<std::string> Why = In.NamedElsewhere(V))
+        return refuse(G, At, *Why);
+  }
+  if (const auto *F = dyn_cast<FieldDecl>(N.D)) {
+    if (F->getParent()->isUnion())
+      return refuse(G, At, "'" + N.Name + "' is a member of a union");
+    const RecordDecl *RD = F->getParent()->getDefinition();
+    auto Esc = RD ? Idx->RecordEscapes.find(RD) : Idx->RecordEscapes.end();
+    if (Esc != Idx->RecordEscapes.end())
+      return refuse(G, Esc->second,
+                    "an object holding '" + N.Name +
+                        "' is passed here to code whose body is not seen, which may read or "
+                        "change it");
+  }
+  return true;
+}
+
+bool DeviceStorage::join(Group &G, const std::string &Key, const Stmt *At) {
+  if (G.Members.count(Key))
+    return true;
+  auto It = Idx->Nodes.find(Key);
+  if (It == Idx->Nodes.end())
+    return refuse(G, At, "the pointer is stored where the tool does not follow it");
+  if (G.Members.size() >= MaxStorages)
+    return refuse(G, At, "the device copy reaches more storages than the tool follows");
+  if (!whyOpen(G, It->second, At))
+    return false;
+  G.Members.insert(Key);
+  G.Work.push_back(Key);
+  if (const auto *V = dyn_cast<VarDecl>(It->second.D))
+    G.R.Variables.push_back(V);
+  if (It->second.K == StorageNode::Result)
+    G.R.Functions.push_back(cast<FunctionDecl>(It->second.D));
+  if (It->second.K == StorageNode::Parameter)
+    if (const auto *FD = dyn_cast<FunctionDecl>(It->second.D->getDeclContext()))
+      G.R.Functions.push_back(FD);
+  return true;
+}
+
+/// A value stored into a storage of the group: null, another storage (which
+/// joins), or either branch of a conditional.
+bool DeviceStorage::classifyValue(Group &G, const StorageNode &N, const Expr *V,
+                                  const FunctionDecl *Fn) {
+  V = valueOf(V);
+  if (V->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) != Expr::NPCK_NotNull)
+    return true;
+  if (const auto *CO = dyn_cast<ConditionalOperator>(V))
+    return classifyValue(G, N, CO->getTrueExpr(), Fn) &&
+           classifyValue(G, N, CO->getFalseExpr(), Fn);
+  if (std::optional<std::string> Key = storageOf(V))
+    return join(G, *Key, V);
+  return refuse(G, V, "the value stored into '" + N.Name + "' here ('" + ST.text(CharSourceRange::getTokenRange(V->getSourceRange())) +
+                          "') is not a device copy the tool follows");
+}
+
+bool DeviceStorage::valueUsed(const Stmt *Call, const FunctionDecl *Fn) {
+  const Stmt *Cur = Call;
+  const Stmt *P = parent(Fn, Cur);
+  while (P && (isa<ParenExpr>(P) || isa<ExprWithCleanups>(P))) {
+    Cur = P;
+    P = parent(Fn, P);
+  }
+  if (!P)
+    return true;
+  if (isa<CompoundStmt>(P))
+    return false;
+  if (const auto *If = dyn_cast<IfStmt>(P))
+    return If->getCond() == Cur;
+  if (const auto *For = dyn_cast<ForStmt>(P))
+    return For->getCond() == Cur;
+  if (const auto *W = dyn_cast<WhileStmt>(P))
+    return W->getCond() == Cur;
+  if (const auto *D = dyn_cast<DoStmt>(P))
+    return D->getCond() == Cur;
+  return true;
+}
+
+void DeviceStorage::addUse(Group &G, HostUseKind K, const CallExpr *Call, const StorageRef &R,
+                           const std::string &Effect, std::string What) {
+  HostUse U;
+  U.Kind = K;
+  U.Where = ST.point(Call->getBeginLoc());
+  U.What = std::move(What);
+  std::optional<CharSourceRange> Range = ST.fileRange(Call->getSourceRange());
+  if (!Range) {
+    refuse(G, Call, "this " + U.What + " is spelled inside a macro body");
+    return;
+  }
+  std::string Text = valueUsed(Call, R.Fn) ? "(" + Effect + ", cudaSuccess)" : Effect;
+  U.Removal.push_back(ST.replace(*Range, Text));
+  G.R.Uses.push_back(std::move(U));
+}
+
+/// `cudaMalloc(&p, sizeof(CUtensorMap))`: p = new CUtensorMap.
+bool DeviceStorage::classifyAlloc(Group &G, const StorageNode &N, const Expr *Cur,
+                                  const StorageRef &R) {
+  const Stmt *P = parent(R.Fn, Cur);
+  while (P && (isa<ParenExpr>(P) || isa<CastExpr>(P))) {
+    Cur = cast<Expr>(P);
+    P = parent(R.Fn, P);
+  }
+  const auto *Call = dyn_cast_or_null<CallExpr>(P);
+  const CudaApi *Api = cudaApiOf(Call);
+  if (!Api || Api->Role != ApiRole::Alloc || Api->Dest < 0 ||
+      Call->getNumArgs() <= unsigned(std::max(Api->Dest, Api->SizeArg)) ||
+      Call->getArg(Api->Dest) != Cur)
+    return refuse(G, R.E, "the address of '" + N.Name + "' is taken here");
+  Expr::EvalResult Size;
+  if (Api->SizeArg < 0 || !Call->getArg(Api->SizeArg)->EvaluateAsInt(Size, Ctx) ||
+      Size.Val.getInt() != 128)
+    return refuse(G, Call, "'" + N.Name + "' is allocated with a size other than one CUtensorMap");
+  std::optional<CharSourceRange> Ref = ST.fileRange(R.E->getSourceRange());
+  if (!Ref)
+    return refuse(G, R.E, "'" + N.Name + "' is spelled inside a macro body");
+  ++G.Allocs;
+  addUse(G, HostUseKind::Alloc, Call, R, ST.text(*Ref) + " = new CUtensorMap",
+         Api->Name.str() + " of '" + N.Name + "'");
+  return !G.Why;
+}
+
+/// A copy into the storage, or a free of it: an assignment, a delete.
+bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const CallExpr *Call,
+                                       unsigned Arg, const StorageRef &R) {
+  const CudaApi *Api = cudaApiOf(Call);
+  std::optional<CharSourceRange> Ref = ST.fileRange(R.E->getSourceRange());
+  std::string Name = "'" + N.Name + "'";
+  if (Api->Role == ApiRole::Free && int(Arg) == Api->Dest) {
+    if (!Ref)
+      return refuse(G, R.E, Name + " is spelled inside a macro body");
+    addUse(G, HostUseKind::Free, Call, R, "delete " + ST.text(*Ref),
+           Api->Name.str() + " of " + Name);
+    return !G.Why;
+  }
+  if (Api->Role != ApiRole::Copy)
+    return refuse(G, Call, Name + " is passed to '" + Api->Name.str() + "'");
+  if (int(Arg) != Api->Dest)
+    return refuse(G, Call, "the device copy in " + Name + " is copied from here ('" +
+                               Api->Name.str() + "' reads it)");
+  if (!isWholeDescriptorCopy(Call, *Api, Ctx))
+    return refuse(G, Call, "this " + Api->Name.str() + " into " + Name +
+                               " is not a host-to-device copy of one whole CUtensorMap");
+  const Expr *Src = valueOf(Call->getArg(Api->Src));
+  std::string SrcText;
+  if (const auto *UO = dyn_cast<UnaryOperator>(Src);
+      UO && UO->getOpcode() == UO_AddrOf && isTensorMapRecord(UO->getSubExpr()->getType())) {
+    if (std::optional<CharSourceRange> S = ST.fileRange(UO->getSubExpr()->getSourceRange()))
+      SrcText = ST.text(*S);
+  } else if (Api->Name.ends_with("Async")) {
+    // Pinned memory behind a pointer is read when the stream runs the copy,
+    // not when it is issued: an assignment would read it too early.
+    return refuse(G, Call, "this " + Api->Name.str() + " into " + Name +
+                               " reads through a pointer that may be pinned memory, when the "
+                               "stream runs it");
+  } else if (Src->getType()->isPointerType() &&
+             isTensorMapRecord(Src->getType()->getPointeeType())) {
+    if (std::optional<CharSourceRange> S = ST.fileRange(Src->getSourceRange()))
+      SrcText = "*" + (isa<DeclRefExpr, MemberExpr, ParenExpr>(Src) ? ST.text(*S)
+                                                                    : "(" + ST.text(*S) + ")");
+  } else {
+    return refuse(G, Call, "this " + Api->Name.str() + " into " + Name +
+                               " reads something that is not a CUtensorMap");
+  }
+  if (SrcText.empty() || !Ref)
+    return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
+  ++G.Copies;
+  addUse(G, HostUseKind::Copy, Call, R, "*" + ST.text(*Ref) + " = " + SrcText,
+         Api->Name.str() + " into " + Name);
+  return !G.Why;
+}
+
+/// A launch argument: the kernel's parameter must be one of its descriptors.
+bool DeviceStorage::classifyLaunch(Group &G, const CallExpr *Call, const Expr *Cur,
+                                   const StorageRef &R) {
+  std::optional<KernelLaunch> KL = asLaunch(Call);
+  for (unsigned I = 0; KL && I < KL->Args.size(); ++I) {
+    if (!KL->Args[I] || stripCasts(KL->Args[I]) != stripCasts(Cur))
+      continue;
+    std::vector<unsigned> Descs = descriptorParamIndexes(KL->Kernel);
+    std::string Kernel = patternOf(KL->Kernel)->getQualifiedNameAsString();
+    if (!llvm::is_contained(Descs, I))
+      return refuse(G, Call, "it is passed to kernel '" + Kernel + "' as an argument that is not "
+                                                                   "a descriptor parameter");
+    std::optional<CharSourceRange> Arg = ST.fileRange(KL->Args[I]->getSourceRange());
+    if (!Arg)
+      return refuse(G, KL->Args[I], "the launch argument is spelled inside a macro body");
+    const Expr *Plain = KL->Args[I]->IgnoreParenImpCasts();
+    std::string Text = ST.text(*Arg);
+    bool Postfix = isa<DeclRefExpr, MemberExpr, ParenExpr, CallExpr, ArraySubscriptExpr>(Plain);
+    G.R.Launches.push_back({KL->Kernel, I, ST.point(KL->Args[I]->getBeginLoc()),
+                            ST.replace(*Arg, Postfix ? "*" + Text : "*(" + Text + ")")});
+    G.R.Touched.insert(ST.point(KL->Args[I]->getBeginLoc()));
+    return true;
+  }
+  return refuse(G, Call, "it is passed to a launch the tool does not follow");
+}
+
+bool DeviceStorage::classifyCallArg(Group &G, const StorageNode &N, const CallExpr *Call,
+                                    const Expr *Cur, const StorageRef &R) {
+  if (asLaunch(Call))
+    return classifyLaunch(G, Call, Cur, R);
+  unsigned Arg = 0;
+  while (Arg < Call->getNumArgs() && Call->getArg(Arg) != Cur)
+    ++Arg;
+  if (Arg == Call->getNumArgs())
+    return refuse(G, Call, "'" + N.Name + "' is used here in a way the tool does not follow");
+  if (const CudaApi *Api = cudaApiOf(Call)) {
+    if (Api->Role == ApiRole::Log) {
+      HostUse U;
+      U.Kind = HostUseKind::Other;
+      U.Where = ST.point(Call->getBeginLoc());
+      U.What = "'" + N.Name + "' is printed here: the address it prints is now a host address";
+      G.R.Uses.push_back(std::move(U));
+      return true;
+    }
+    return classifyMemoryCall(G, N, Call, Arg, R);
+  }
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee)
+    return refuse(G, Call, "'" + N.Name + "' is passed to an indirect call");
+  std::string Name = Callee->getQualifiedNameAsString();
+  if (ST.inSystemHeader(Callee->getLocation()) || !Callee->hasBody())
+    return refuse(G, Call, "'" + N.Name + "' is passed to '" + Name + "', whose body is not seen");
+  unsigned P = Arg - (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0);
+  if (P >= Callee->getNumParams() || !holdsDescriptorPointer(Callee->getParamDecl(P)->getType()))
+    return refuse(G, Call, "'" + N.Name + "' is passed to '" + Name +
+                               "' as an argument that is not a descriptor pointer");
+  return join(G, Idx->parameterKey(Callee, P), Call);
+}
+
+/// What holds the use \p Cur (climbed through casts) decides it.
+bool DeviceStorage::classifyParent(Group &G, const StorageNode &N, const StorageRef &R,
+                                   const Expr *Cur, const Stmt *P) {
+  std::string Name = "'" + N.Name + "'";
+  if (!P) {
+    // A constructor's member initialiser: `device(other.device)`.
+    if (const auto *Ctor = dyn_cast_or_null<CXXConstructorDecl>(R.Fn))
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (Init->getInit() == Cur && Init->getMember())
+          return join(G, Idx->fieldKey(Init->getMember()), Cur);
+    return refuse(G, R.E, Name + " is used here in a way the tool does not follow");
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+    if (BO->getOpcode() == BO_Assign && BO->getLHS() == Cur) {
+      if (valueUsed(BO, R.Fn))
+        return refuse(G, BO, "the value of this assignment to " + Name + " is used");
+      return classifyValue(G, N, BO->getRHS(), R.Fn);
+    }
+    if (BO->getOpcode() == BO_Assign) {
+      if (std::optional<std::string> Key = storageOf(BO->getLHS()))
+        return join(G, *Key, BO);
+      return refuse(G, BO, Name + " is stored here where the tool does not follow it");
+    }
+    if (BO->isEqualityOp())
+      return true;
+    if (BO->getOpcode() == BO_Comma && BO->getLHS() == Cur)
+      return true;
+    return refuse(G, BO, "pointer arithmetic or another operation on " + Name + " here");
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
+    if (UO->getOpcode() == UO_LNot)
+      return true;
+    return refuse(G, UO, Name + " is dereferenced or changed on the host here");
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(P)) {
+    if (Call->getCallee() == Cur)
+      return refuse(G, Call, Name + " is called");
+    return classifyCallArg(G, N, Call, Cur, R);
+  }
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(P)) {
+    const CXXConstructorDecl *Ctor = CE->getConstructor();
+    for (unsigned A = 0; A < CE->getNumArgs(); ++A)
+      if (CE->getArg(A) == Cur && Ctor && Ctor->hasBody() &&
+          !ST.inSystemHeader(Ctor->getLocation()) && A < Ctor->getNumParams() &&
+          holdsDescriptorPointer(Ctor->getParamDecl(A)->getType()))
+        return join(G, Idx->parameterKey(Ctor, A), CE);
+    return refuse(G, CE, Name + " is passed to a constructor the tool does not follow");
+  }
+  if (isa<ReturnStmt>(P)) {
+    const FunctionDecl *Fn = R.Fn;
+    for (const Stmt *Up = P; Up; Up = parent(R.Fn, Up))
+      if (const auto *LE = dyn_cast<LambdaExpr>(Up)) {
+        Fn = LE->getCallOperator();
+        break;
+      }
+    if (!holdsDescriptorPointer(Fn->getReturnType()))
+      return refuse(G, P, Name + " is returned as another type");
+    return join(G, Idx->resultKey(Fn), P);
+  }
+  if (const auto *DS = dyn_cast<DeclStmt>(P)) {
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D); V && V->getInit() && holdsDescriptorPointer(V->getType()) &&
+                                                 valueOf(V->getInit()) == valueOf(Cur))
+        return join(G, Idx->variableKey(V), DS);
+    return refuse(G, DS, Name + " initialises something the tool does not follow");
+  }
+  if (const auto *LE = dyn_cast<LambdaExpr>(P)) {
+    // A capture: by copy or by reference, the lambda's uses of the name
+    // are uses of the same storage; an init-capture is a variable of its own.
+    auto Init = LE->capture_init_begin();
+    for (const LambdaCapture &C : LE->captures()) {
+      if (*Init == Cur && C.capturesVariable()) {
+        if (const auto *V = dyn_cast<VarDecl>(C.getCapturedVar()); V && V->isInitCapture())
+          return join(G, Idx->variableKey(V), LE);
+        return true;
+      }
+      ++Init;
+    }
+    return refuse(G, LE, Name + " is used by a lambda in a way the tool does not follow");
+  }
+  if (const auto *IL = dyn_cast<InitListExpr>(P)) {
+    const RecordDecl *RD = IL->getType()->getAsRecordDecl();
+    unsigned I = 0;
+    if (RD)
+      for (const FieldDecl *F : RD->fields()) {
+        if (I < IL->getNumInits() && IL->getInit(I) == Cur)
+          return join(G, Idx->fieldKey(F), IL);
+        ++I;
+      }
+    return refuse(G, IL, Name + " is put in a list the tool does not follow");
+  }
+  if (isa<UnaryExprOrTypeTraitExpr>(P))
+    return true; // sizeof: not evaluated
+  return refuse(G, P, Name + " is used here in a way the tool does not follow");
+}
+
+bool DeviceStorage::classifyUse(Group &G, const StorageNode &N, const StorageRef &R) {
+  if (!G.SeenUses.insert(R.E).second)
+    return true;
+  if (!R.Fn)
+    return refuse(G, R.E, "'" + N.Name + "' is used outside a function");
+  if (R.Fn->hasAttr<CUDAGlobalAttr>() || (R.Fn->hasAttr<CUDADeviceAttr>() && !R.Fn->hasAttr<CUDAHostAttr>()))
+    return refuse(G, R.E, "'" + N.Name + "' is used in device code");
+  G.Spans.insert(R.Fn);
+  G.R.Touched.insert(ST.point(R.E->getBeginLoc()));
+  const Expr *Cur = R.E;
+  const Stmt *P = parent(R.Fn, Cur);
+  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf)
+    return classifyAlloc(G, N, UO, R);
+  // Climb what passes the pointer on unchanged.
+  while (P) {
+    if (const auto *IC = dyn_cast<ImplicitCastExpr>(P)) {
+      if (IC->getCastKind() == CK_PointerToBoolean)
+        return true; // a null test
+    } else if (const auto *EC = dyn_cast<ExplicitCastExpr>(P)) {
+      if (!EC->getType()->isPointerType() && !EC->getType()->isVoidType())
+        return refuse(G, EC, "'" + N.Name + "' is converted to a non-pointer here");
+    } else if (const auto *CO = dyn_cast<ConditionalOperator>(P)) {
+      if (CO->getCond() == Cur)
+        return refuse(G, CO, "'" + N.Name + "' is used here in a way the tool does not follow");
+    } else if (!isa<ParenExpr, MaterializeTemporaryExpr, ExprWithCleanups>(P)) {
+      break;
+    }
+    if (const auto *EC = dyn_cast<ExplicitCastExpr>(P); EC && EC->getType()->isVoidType())
+      return true; // discarded
+    Cur = cast<Expr>(P);
+    G.R.Touched.insert(ST.point(Cur->getBeginLoc()));
+    P = parent(R.Fn, Cur);
+  }
+  return classifyParent(G, N, R, Cur, P);
+}
+
+std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<Note> &WhyNot) {
+  std::optional<std::string> Start = storageOf(Arg);
+  if (!Start)
+    return std::nullopt;
+  Group G;
+  G.R.Name = Idx->Nodes[*Start].Name;
+  if (Idx->GraphAt)
+    refuse(G, Idx->GraphAt,
+           "a CUDA graph is captured or replayed in this translation unit: a replay after a "
+           "later copy would pass the descriptor it captured");
+  else
+    join(G, *Start, Arg);
+  while (!G.Why && !G.Work.empty()) {
+    std::string Key = G.Work.front();
+    G.Work.pop_front();
+    const StorageNode &N = Idx->Nodes[Key];
+    for (const StorageRef &R : N.Uses)
+      if (!classifyUse(G, N, R))
+        break;
+    for (const StorageRef &R : N.Defs) {
+      if (G.Why)
+        break;
+      if (R.Fn)
+        G.Spans.insert(R.Fn);
+      classifyValue(G, N, R.E, R.Fn);
+    }
+  }
+  // A parameter of a function nothing here calls receives its pointer from
+  // callers in other translation units, which are analysed with it.
+  bool Uncalled = llvm::all_of(G.Members, [&](const std::string &K) {
+    const StorageNode &N = Idx->Nodes[K];
+    return N.K == StorageNode::Parameter && N.Defs.empty();
+  });
+  if (!G.Why && !Uncalled && (G.Allocs == 0 || G.Copies == 0))
+    refuse(G, Arg, G.Allocs ? "no host-to-device copy of a CUtensorMap into '" + G.R.Name + "' is seen"
+                            : "no cudaMalloc of '" + G.R.Name + "' is seen");
+  if (G.Why) {
+    WhyNot = G.Why;
+    return std::nullopt;
+  }
+  G.R.Key = "storage:" + *G.Members.begin();
+  G.R.Where = ST.point(Idx->Nodes[*Start].D->getLocation());
+  for (const FunctionDecl *Fn : G.Spans)
+    G.R.ReliesOn.push_back(spanOf(Fn));
+  return std::move(G.R);
+}
+
+} // namespace tma::analysis

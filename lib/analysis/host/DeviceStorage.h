@@ -1,0 +1,124 @@
+// The storage rule: a device object that holds a copy of a descriptor is the
+// host value it was copied from. Owns the storage groups and their retargeting.
+#pragma once
+
+#include "tma/Facts.h"
+#include "tma/SourceText.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMap.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tma::analysis {
+
+struct StorageIndex;
+
+/// One expression that touches a storage, in the function that holds it
+/// (null at namespace scope or in a class's member initialiser).
+struct StorageRef {
+  const clang::Expr *E = nullptr;
+  const clang::FunctionDecl *Fn = nullptr;
+};
+
+/// A place a descriptor pointer lives: a variable (local, static, global,
+/// parameter), a field of every object of a class, or what a function
+/// returns. Keyed by the spelling position of its declaration, so that every
+/// instantiation of a template shares one storage.
+struct StorageNode {
+  enum Kind { Variable, Parameter, Field, Result } K = Variable;
+  std::string Name;
+  const clang::Decl *D = nullptr; // one declaration (for linkage and messages)
+  std::vector<StorageRef> Uses;   // every reference (Result: every call)
+  std::vector<StorageRef> Defs;   // values stored into it from elsewhere
+  bool Closed = true;             // no other translation unit can reach it
+  std::string WhyOpen;
+};
+
+/// One launch argument that reads a retargeted storage.
+struct RetargetedLaunch {
+  const clang::FunctionDecl *Kernel;
+  unsigned Index;
+  SourcePoint Where;
+  TextEdit Edit; // the argument becomes `*p`
+};
+
+/// A storage group retargeted to host memory: its storage keeps its shape
+/// and points to a host CUtensorMap.
+struct Retarget {
+  std::string Key;  // the group's first storage
+  std::string Name; // the storage named at the first launch
+  SourcePoint Where;
+  std::vector<HostUse> Uses;              // Alloc, Copy, Free (with edits), Other (notes)
+  std::vector<RetargetedLaunch> Launches; // every launch of every storage of the group
+  std::set<SourcePoint> Touched;          // every use's position
+  std::vector<const clang::VarDecl *> Variables;
+  std::vector<const clang::FunctionDecl *> Functions; // whose parameters or result join
+  std::vector<SourceSpan> ReliesOn;
+};
+
+/// What the rule needs from the rest of the pass, as callbacks.
+struct StorageInputs {
+  /// Why another translation unit may call \p F unseen (external linkage,
+  /// not the whole program), or none.
+  std::function<std::optional<std::string>(const clang::FunctionDecl *)> CallableElsewhere;
+  /// Why another translation unit may name the global \p V, or none.
+  std::function<std::optional<std::string>(const clang::VarDecl *)> NamedElsewhere;
+};
+
+/// The storage analysis (host/DeviceStorage.cpp). One walk indexes every
+/// reference to every storage of a descriptor pointer; retarget() then
+/// classifies every use of every storage a launch argument's value can come
+/// from or go to: allocation, whole-descriptor host-to-device copy, free,
+/// null test or comparison, a copy into other storage (which joins the
+/// group), a launch argument of a descriptor parameter, a logging call. One
+/// use it cannot classify refuses the group and is named.
+class DeviceStorage {
+public:
+  DeviceStorage(clang::ASTContext &Ctx, const SourceText &ST, StorageInputs In);
+  ~DeviceStorage();
+
+  /// The group that launch argument \p Arg (in \p Fn) reads, retargeted; or
+  /// why not, as a note that names the use.
+  std::optional<Retarget> retarget(const clang::Expr *Arg, std::optional<Note> &WhyNot);
+
+private:
+  struct Group;
+  clang::ASTContext &Ctx;
+  const SourceText &ST;
+  StorageInputs In;
+  std::unique_ptr<StorageIndex> Idx;
+
+  const clang::Stmt *parent(const clang::FunctionDecl *Fn, const clang::Stmt *S);
+  /// The storage \p E reads (a variable, a field, a call's result), if any.
+  std::optional<std::string> storageOf(const clang::Expr *E);
+  /// Adds the storage \p Key to \p G; false (refused) when it is open.
+  bool join(Group &G, const std::string &Key, const clang::Stmt *At);
+  bool whyOpen(Group &G, const StorageNode &N, const clang::Stmt *At);
+  bool classifyUse(Group &G, const StorageNode &N, const StorageRef &R);
+  bool classifyParent(Group &G, const StorageNode &N, const StorageRef &R,
+                      const clang::Expr *Cur, const clang::Stmt *P);
+  bool classifyValue(Group &G, const StorageNode &N, const clang::Expr *V,
+                     const clang::FunctionDecl *Fn);
+  bool classifyCallArg(Group &G, const StorageNode &N, const clang::CallExpr *Call,
+                       const clang::Expr *Cur, const StorageRef &R);
+  bool classifyAlloc(Group &G, const StorageNode &N, const clang::Expr *Cur,
+                     const StorageRef &R);
+  bool classifyMemoryCall(Group &G, const StorageNode &N, const clang::CallExpr *Call,
+                          unsigned Arg, const StorageRef &R);
+  bool classifyLaunch(Group &G, const clang::CallExpr *Call, const clang::Expr *Cur,
+                      const StorageRef &R);
+  bool refuse(Group &G, const clang::Stmt *At, std::string Why);
+  void addUse(Group &G, HostUseKind K, const clang::CallExpr *Call, const StorageRef &R,
+              const std::string &Effect, std::string What);
+  bool valueUsed(const clang::Stmt *Call, const clang::FunctionDecl *Fn);
+  SourceSpan spanOf(const clang::FunctionDecl *Fn);
+};
+
+} // namespace tma::analysis

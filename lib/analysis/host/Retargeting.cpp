@@ -1,0 +1,156 @@
+// The storage rule applied to the launches the host flows refused: each
+// refused argument that reads a storage asks DeviceStorage for its group;
+// a group whose every use is classified replaces the refused sites of its
+// launches, and the device buffers the flows found for its storages.
+#include "Retargeting.h"
+
+#include "DeviceStorage.h"
+
+#include <set>
+
+using namespace clang;
+
+namespace tma::analysis {
+
+namespace {
+
+class Retargeting : public PassComponent {
+public:
+  explicit Retargeting(PassContext &P) : PassComponent(P) {}
+
+  void run() {
+    if (Pass.RefusedArgs.empty())
+      return;
+    DeviceStorage Storage(Ctx, ST, inputs());
+    std::vector<Retarget> Accepted;
+    std::set<SourcePoint> Done;
+    for (const RefusedArg &RA : Pass.RefusedArgs) {
+      if (Done.count(ST.point(RA.Arg->getBeginLoc())))
+        continue;
+      std::optional<Note> WhyNot;
+      std::optional<Retarget> R = Storage.retarget(RA.Arg, WhyNot);
+      if (R && (!sharesWithOthers(*R, WhyNot) || !kernelsStay(*R, WhyNot)))
+        R.reset();
+      if (!R) {
+        if (WhyNot)
+          noteWhyNot(ST.point(RA.Arg->getBeginLoc()), *WhyNot);
+        continue;
+      }
+      Done.insert(R->Touched.begin(), R->Touched.end());
+      Accepted.push_back(std::move(*R));
+    }
+    for (Retarget &R : Accepted)
+      apply(R);
+  }
+
+private:
+  StorageInputs inputs() {
+    StorageInputs In;
+    In.CallableElsewhere = [this](const FunctionDecl *F) { return callableUnverified(F, "function"); };
+    In.NamedElsewhere = [this](const VarDecl *V) -> std::optional<std::string> {
+      if (!V->isExternallyVisible() || (Pass.wholeProgram() && Opts.SingleUnit))
+        return std::nullopt;
+      return "'" + V->getQualifiedNameAsString() +
+             "' has external linkage: another translation unit may use it (make it static, or "
+             "run over the whole program in one translation unit)";
+    };
+    return In;
+  }
+
+  bool touches(const Retarget &R, const DeviceBuffer &B) {
+    if (llvm::any_of(R.Variables, [&](const VarDecl *V) { return ST.point(V->getLocation()) == B.Where; }))
+      return true;
+    return llvm::any_of(B.Uses, [&](const HostUse &U) { return R.Touched.count(U.Where); });
+  }
+
+  /// A device buffer a flow found, shared with launches outside the group:
+  /// its edits and the group's would disagree.
+  bool sharesWithOthers(const Retarget &R, std::optional<Note> &WhyNot) {
+    for (const DeviceBuffer &B : Out.Buffers) {
+      if (!touches(R, B))
+        continue;
+      for (const HostUse &U : B.Uses)
+        if (U.Kind == HostUseKind::Launch && !R.Touched.count(U.Where)) {
+          WhyNot = Note{"the device copy is also launched here, where the storage rule does not "
+                        "reach",
+                        U.Where};
+          return false;
+        }
+    }
+    return true;
+  }
+
+  /// A kernel of the group that stays by reference (its descriptor is
+  /// changed on the device, say) keeps the whole group on the device: the
+  /// flows' answer for the other launches stands.
+  bool kernelsStay(const Retarget &R, std::optional<Note> &WhyNot) {
+    for (const RetargetedLaunch &L : R.Launches) {
+      auto Slot = Pass.ParamSlot.find(paramKey(L.Kernel, L.Index));
+      if (Slot == Pass.ParamSlot.end() || Out.Params[Slot->second].Blockers.empty())
+        continue;
+      WhyNot = Note{"it is also launched with kernel '" +
+                        patternOf(L.Kernel)->getQualifiedNameAsString() +
+                        "', whose descriptor stays by reference",
+                    L.Where};
+      return false;
+    }
+    return true;
+  }
+
+  void noteWhyNot(const SourcePoint &Site, const Note &Why) {
+    for (LaunchSite &LS : Out.Launches)
+      if (LS.Where == Site && !LS.Blockers.empty()) {
+        for (const Note &N : LS.Blockers.back().Notes)
+          if (N.Where == Why.Where && N.Message.find(Why.Message) != std::string::npos)
+            return;
+        LS.Blockers.back().Notes.push_back(
+            {"also: the storage rule cannot retarget it: " + Why.Message + " [" +
+                 reasonInfo(ReasonID::StorageUnclassifiedUse).Name.str() + "]",
+             Why.Where});
+        return;
+      }
+  }
+
+  void apply(Retarget &R) {
+    std::set<std::string> Launchers;
+    for (const FunctionDecl *F : R.Functions)
+      for (unsigned I = 0; I < F->getNumParams(); ++I)
+        Launchers.insert(paramKey(F, I));
+    llvm::erase_if(Out.Buffers, [&](const DeviceBuffer &B) { return touches(R, B); });
+    llvm::erase_if(Out.Launches, [&](const LaunchSite &LS) {
+      return R.Touched.count(LS.Where) || (!LS.LauncherKey.empty() && Launchers.count(LS.LauncherKey));
+    });
+    llvm::erase_if(Out.Launchers,
+                   [&](const LauncherForward &F) { return Launchers.count(F.LauncherKey); });
+    DeviceBuffer B;
+    B.Key = R.Key;
+    B.Name = R.Name;
+    B.Where = R.Where;
+    B.Kind = BufferKind::Retargeted;
+    B.Uses = R.Uses;
+    for (const RetargetedLaunch &L : R.Launches) {
+      LaunchSite LS;
+      LS.ParamKey = paramKey(L.Kernel, L.Index);
+      LS.KernelName = patternOf(L.Kernel)->getQualifiedNameAsString();
+      LS.Where = L.Where;
+      LS.Edits.push_back(L.Edit);
+      LS.BufferKey = R.Key;
+      LS.HostDescriptor = L.Edit.Text;
+      LS.ReliesOn = R.ReliesOn;
+      Out.Launches.push_back(std::move(LS));
+      HostUse U;
+      U.Kind = HostUseKind::Launch;
+      U.Where = L.Where;
+      U.What = "launch of '" + patternOf(L.Kernel)->getQualifiedNameAsString() + "'";
+      U.ParamKey = paramKey(L.Kernel, L.Index);
+      B.Uses.push_back(std::move(U));
+    }
+    Out.Buffers.push_back(std::move(B));
+  }
+};
+
+} // namespace
+
+void retargetRefusedLaunches(PassContext &P) { Retargeting(P).run(); }
+
+} // namespace tma::analysis

@@ -1,0 +1,285 @@
+// The storage index: one walk over the translation unit that records every
+// reference to every storage of a descriptor pointer, every value stored into
+// one, and the parents of every function body (DeviceStorage's input).
+#include "StorageIndex.h"
+
+#include "../core/CudaApi.h"
+#include "../core/Types.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+
+using namespace clang;
+
+namespace tma::analysis {
+
+/// A pointer to a descriptor, or a reference to such a pointer.
+bool holdsDescriptorPointer(QualType T) {
+  if (const auto *R = T->getAs<ReferenceType>())
+    T = R->getPointeeType();
+  return isDescriptorPointer(T);
+}
+
+std::string StorageIndex::keyAt(char Kind, const Decl *D) const {
+  SourcePoint P = ST.point(ST.SM.getExpansionLoc(D->getLocation()));
+  return std::string(1, Kind) + ":" + P.File + ":" + std::to_string(P.Offset);
+}
+
+static const FunctionDecl *definitionOf(const FunctionDecl *FD) {
+  FD = patternOf(FD);
+  if (const FunctionDecl *Def = FD->getDefinition())
+    return Def;
+  return FD;
+}
+
+std::string StorageIndex::variableKey(const VarDecl *V) const {
+  if (const auto *PV = dyn_cast<ParmVarDecl>(V))
+    if (const auto *FD = dyn_cast<FunctionDecl>(PV->getDeclContext()))
+      return parameterKey(FD, PV->getFunctionScopeIndex());
+  if (const VarDecl *Def = V->getDefinition())
+    V = Def;
+  return keyAt('V', V);
+}
+
+std::string StorageIndex::parameterKey(const FunctionDecl *FD, unsigned I) const {
+  const FunctionDecl *Def = definitionOf(FD);
+  if (I >= Def->getNumParams())
+    return keyAt('P', FD) + "#" + std::to_string(I);
+  return keyAt('P', Def->getParamDecl(I));
+}
+
+std::string StorageIndex::fieldKey(const FieldDecl *F) const { return keyAt('F', F); }
+
+std::string StorageIndex::resultKey(const FunctionDecl *FD) const {
+  return keyAt('R', patternOf(FD)->getFirstDecl());
+}
+
+StorageNode &StorageIndex::node(const std::string &Key, StorageNode::Kind K, const Decl *D,
+                                std::string Name) {
+  StorageNode &N = Nodes[Key];
+  if (!N.D) {
+    N.K = K;
+    N.D = D;
+    N.Name = std::move(Name);
+  }
+  return N;
+}
+
+const Stmt *StorageIndex::parent(const FunctionDecl *Fn, const Stmt *S) {
+  if (!Fn)
+    return nullptr;
+  auto It = Parents.find(Fn);
+  if (It == Parents.end()) {
+    auto PM = std::make_unique<ParentMap>(const_cast<Stmt *>(Fn->getBody()));
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Fn))
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (Init->isWritten() && Init->getInit())
+          PM->addStmt(Init->getInit());
+    It = Parents.emplace(Fn, std::move(PM)).first;
+  }
+  return It->second->getParent(S);
+}
+
+/// The records whose descriptor-pointer fields an object of type \p T
+/// holds (directly, or in fields of record type), into \p Out.
+static void recordsHolding(QualType T, std::vector<const RecordDecl *> &Out, unsigned Depth = 0) {
+  T = T.getNonReferenceType();
+  while (T->isPointerType() || T->isArrayType())
+    T = T->isPointerType() ? T->getPointeeType() : QualType(T->getPointeeOrArrayElementType(), 0);
+  const auto *RD = T->getAsRecordDecl();
+  if (!RD || !RD->getDefinition() || Depth > 3)
+    return;
+  RD = RD->getDefinition();
+  for (const FieldDecl *F : RD->fields()) {
+    if (holdsDescriptorPointer(F->getType()))
+      Out.push_back(RD);
+    else
+      recordsHolding(F->getType(), Out, Depth + 1);
+  }
+  if (const auto *CRD = dyn_cast<CXXRecordDecl>(RD)) {
+    for (const CXXBaseSpecifier &B : CRD->bases())
+      recordsHolding(B.getType(), Out, Depth + 1);
+    // A container of them (std::vector<Entry>, std::unordered_map<K, Entry>).
+    if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(CRD))
+      for (const TemplateArgument &A : Spec->getTemplateArgs().asArray())
+        if (A.getKind() == TemplateArgument::Type)
+          recordsHolding(A.getAsType(), Out, Depth + 1);
+  }
+}
+
+namespace {
+
+class Indexer : public RecursiveASTVisitor<Indexer> {
+public:
+  explicit Indexer(StorageIndex &I) : I(I) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  bool TraverseDecl(Decl *D) {
+    if (!D)
+      return true;
+    if (!isa<TranslationUnitDecl, NamespaceDecl, LinkageSpecDecl>(D) &&
+        I.ST.inSystemHeader(D->getLocation()))
+      return true;
+    auto *FD = dyn_cast<FunctionDecl>(D);
+    // A template's pattern is dependent: its instantiations are walked.
+    if (FD && FD->isDependentContext() && !isa<CXXMethodDecl>(FD->getDeclContext()))
+      return true;
+    if (FD && FD->isDependentContext())
+      return true;
+    bool Push = FD && FD->doesThisDeclarationHaveABody();
+    if (Push) {
+      Stack.push_back(FD);
+      Innermost.push_back(FD);
+      if (holdsDescriptorPointer(FD->getReturnType()) && !isKernel(FD))
+        I.node(I.resultKey(FD), StorageNode::Result, FD, FD->getQualifiedNameAsString());
+    }
+    bool R = RecursiveASTVisitor::TraverseDecl(D);
+    if (Push) {
+      Stack.pop_back();
+      Innermost.pop_back();
+    }
+    return R;
+  }
+
+  bool TraverseLambdaExpr(LambdaExpr *LE) {
+    Innermost.push_back(LE->getCallOperator());
+    bool R = RecursiveASTVisitor::TraverseLambdaExpr(LE);
+    Innermost.pop_back();
+    return R;
+  }
+
+  bool TraverseConstructorInitializer(CXXCtorInitializer *Init) {
+    if (Init->isWritten() && Init->getMember() && holdsDescriptorPointer(Init->getMember()->getType()))
+      fieldNode(Init->getMember()).Defs.push_back({Init->getInit(), top()});
+    return RecursiveASTVisitor::TraverseConstructorInitializer(Init);
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *R) {
+    if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && holdsDescriptorPointer(V->getType()))
+      variableNode(V).Uses.push_back({R, top()});
+    if (const auto *FD = dyn_cast<FunctionDecl>(R->getDecl()))
+      FunctionRefs.push_back({R, FD});
+    return true;
+  }
+
+  bool VisitMemberExpr(MemberExpr *ME) {
+    if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+        F && holdsDescriptorPointer(F->getType()))
+      fieldNode(F).Uses.push_back({ME, top()});
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *CE) {
+    if (const auto *Callee = dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
+      CalleeRefs.insert(Callee);
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (const CudaApi *Api = cudaApiOf(CE); Api && Api->Role == ApiRole::GraphCapture)
+      I.GraphAt = CE;
+    for (const Expr *A : CE->arguments()) {
+      // Code that is not seen may read or change the object; so may any
+      // callee that takes it as raw memory (memcpy, memset, cudaMemcpy).
+      const auto *Raw = dyn_cast<ImplicitCastExpr>(A);
+      if (!FD || (!FD->hasBody() && !I.ST.inSystemHeader(FD->getLocation())))
+        escapes(A);
+      else if (Raw && Raw->getType()->isVoidPointerType())
+        escapes(Raw->getSubExpr());
+    }
+    if (!FD || I.ST.inSystemHeader(FD->getLocation()))
+      return true;
+    if (holdsDescriptorPointer(FD->getReturnType()) && !isKernel(FD))
+      I.node(I.resultKey(FD), StorageNode::Result, FD, FD->getQualifiedNameAsString())
+          .Uses.push_back({CE, top()});
+    unsigned Offset = isa<CXXOperatorCallExpr>(CE) && isa<CXXMethodDecl>(FD) ? 1 : 0;
+    for (unsigned A = Offset; A < CE->getNumArgs(); ++A)
+      paramDef(FD, A - Offset, CE->getArg(A));
+    return true;
+  }
+
+  bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
+    const CXXConstructorDecl *Ctor = CE->getConstructor();
+    if (!Ctor || I.ST.inSystemHeader(Ctor->getLocation()))
+      return true;
+    if (!Ctor->hasBody() && !Ctor->isImplicit())
+      for (const Expr *A : CE->arguments())
+        escapes(A);
+    for (unsigned A = 0; A < CE->getNumArgs(); ++A)
+      paramDef(Ctor, A, CE->getArg(A));
+    return true;
+  }
+
+  bool VisitReturnStmt(ReturnStmt *RS) {
+    const FunctionDecl *Fn = Innermost.empty() ? nullptr : Innermost.back();
+    if (Fn && RS->getRetValue() && holdsDescriptorPointer(Fn->getReturnType()))
+      I.node(I.resultKey(Fn), StorageNode::Result, Fn, Fn->getQualifiedNameAsString())
+          .Defs.push_back({RS->getRetValue(), top()});
+    return true;
+  }
+
+  bool VisitVarDecl(VarDecl *V) {
+    if (isa<ParmVarDecl>(V) || !holdsDescriptorPointer(V->getType()))
+      return true;
+    StorageNode &N = variableNode(V);
+    if (V->getInit())
+      N.Defs.push_back({V->getInit(), top()});
+    return true;
+  }
+
+  bool VisitFieldDecl(FieldDecl *F) {
+    if (!holdsDescriptorPointer(F->getType()))
+      return true;
+    StorageNode &N = fieldNode(F);
+    if (F->hasInClassInitializer() && F->getInClassInitializer())
+      N.Defs.push_back({F->getInClassInitializer(), nullptr});
+    return true;
+  }
+
+  /// Functions named other than as a direct callee: their calls are unseen.
+  void finish() {
+    for (auto &[R, FD] : FunctionRefs)
+      if (!CalleeRefs.count(R))
+        I.AddressTaken.insert(patternOf(FD)->getFirstDecl());
+  }
+
+private:
+  StorageIndex &I;
+  std::vector<const FunctionDecl *> Stack, Innermost;
+  std::vector<std::pair<const DeclRefExpr *, const FunctionDecl *>> FunctionRefs;
+  std::set<const DeclRefExpr *> CalleeRefs;
+
+  const FunctionDecl *top() const { return Stack.empty() ? nullptr : Stack.back(); }
+
+  void escapes(const Expr *A) {
+    std::vector<const RecordDecl *> Held;
+    recordsHolding(A->getType(), Held);
+    for (const RecordDecl *RD : Held)
+      I.RecordEscapes.emplace(RD, A);
+  }
+
+  StorageNode &variableNode(const VarDecl *V) {
+    bool Param = isa<ParmVarDecl>(V);
+    return I.node(I.variableKey(V), Param ? StorageNode::Parameter : StorageNode::Variable, V,
+                  V->getNameAsString());
+  }
+  StorageNode &fieldNode(const FieldDecl *F) {
+    return I.node(I.fieldKey(F), StorageNode::Field, F,
+                  F->getParent()->getNameAsString() + "::" + F->getNameAsString());
+  }
+  void paramDef(const FunctionDecl *FD, unsigned P, const Expr *Arg) {
+    if (P >= FD->getNumParams() || !holdsDescriptorPointer(FD->getParamDecl(P)->getType()) ||
+        isKernel(FD))
+      return;
+    const ParmVarDecl *PV = definitionOf(FD)->getParamDecl(P);
+    I.node(I.parameterKey(FD, P), StorageNode::Parameter, PV, PV->getNameAsString())
+        .Defs.push_back({Arg, top()});
+  }
+};
+
+} // namespace
+
+StorageIndex::StorageIndex(ASTContext &Ctx, const SourceText &ST) : Ctx(Ctx), ST(ST) {
+  Indexer V(*this);
+  V.TraverseDecl(Ctx.getTranslationUnitDecl());
+  V.finish();
+}
+
+} // namespace tma::analysis

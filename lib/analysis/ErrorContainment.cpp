@@ -4,6 +4,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/DiagnosticParse.h"
+#include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/MacroInfo.h"
@@ -310,13 +311,31 @@ private:
   Survey S;
 };
 
-/// Errors whose recovery is the code nvcc compiles. nvcc takes
-/// `typename T::name<...>` as a template without the `template` keyword that
-/// C++ asks for after a dependent `T::`; clang reports it, inserts the keyword
-/// (its fix-it) and parses on as if it had been written. (Where nvcc rejects
-/// the code too, as a dependent `s.name<...>()` call, it is not listed.)
+/// Errors judged by their effect: after each, clang keeps the declaration
+/// with its type and every use, so the AST holds what nvcc compiles and
+/// nothing the analysis reads is lost. One row per error kind, each with a
+/// test (test/lit/patterns/E4-template-dialect.cu, E7-underaligned-alignas.cu).
+struct RecoveredError {
+  unsigned DiagID;
+  const char *Why;
+};
+const RecoveredError RecoveredErrors[] = {
+    // nvcc takes `typename T::name<...>` as a template without the
+    // `template` keyword C++ asks for after a dependent `T::`; clang inserts
+    // the keyword (its fix-it) and parses on as if it had been written.
+    // (Where nvcc rejects the code too, a dependent `s.name<...>()` call, it
+    // is not listed.)
+    {diag::err_missing_dependent_template_keyword, "the missing 'template' keyword"},
+    // `alignas(64) CUtensorMap a, b;`: nvcc accepts it, clang rejects an
+    // alignment below the type's 128 and drops only the attribute: the
+    // variables are declared with their type, initialisers and uses, at the
+    // type's own (larger) alignment.
+    {diag::err_alignas_underaligned, "an alignas below the type's alignment"},
+};
+
 bool recoveredAsWritten(unsigned DiagID) {
-  return DiagID == diag::err_missing_dependent_template_keyword;
+  return llvm::any_of(RecoveredErrors,
+                      [&](const RecoveredError &R) { return R.DiagID == DiagID; });
 }
 
 } // namespace

@@ -31,6 +31,15 @@ public:
                  const clang::DeclRefExpr *Direct, ValueMode M, UseSink &Sink);
 
 private:
+  /// The file text of a use, or, when a macro defined inside the kernel's
+  /// own body (and expanded nowhere after it) spells it, the text in that
+  /// macro's definition; none otherwise.
+  std::optional<clang::CharSourceRange> editRange(clang::SourceRange Tokens);
+  /// Is macro \p Name, defined inside the body \p Body, named nowhere in its
+  /// file after the body but in an `#undef`?
+  bool macroLocalTo(llvm::StringRef Name, clang::SourceRange Body);
+  /// The kernel body being walked (for kernel-local macros).
+  clang::SourceRange KernelBody;
   void walkRef(const clang::DeclRefExpr *R, const clang::FunctionDecl *Fn, unsigned Depth,
                bool IsKernelParam, bool Editable, ValueMode M, UseSink &Sink);
   std::optional<ValueMode> followImplicitCast(const clang::ImplicitCastExpr *IC,
@@ -86,9 +95,12 @@ private:
 /// A kernel's descriptor parameters: their facts, the edits of every
 /// redeclaration's parameter text, and the parameter-space check
 /// (device/KernelSignature.cpp).
+class ExplicitInstantiations;
+
 class KernelSignatures : public PassComponent {
 public:
-  explicit KernelSignatures(PassContext &P) : PassComponent(P) {}
+  explicit KernelSignatures(PassContext &P);
+  ~KernelSignatures();
 
   void analyzeKernel(const clang::FunctionDecl *FD);
   /// tma-106 when the parameters, descriptor pointers \p Idx taken by value
@@ -101,8 +113,14 @@ private:
   void addSignatureEdits(const clang::FunctionDecl *FD, unsigned Index, DescriptorParam &DP);
   void checkParamSpace(const clang::FunctionDecl *FD, const std::vector<unsigned> &Idx);
 
+  /// The explicit instantiations of a kernel template, in its file and the
+  /// main file: their parameter \p Index becomes a value too.
+  void addExplicitInstantiationEdits(const clang::FunctionDecl *Pattern, unsigned Index,
+                                     DescriptorParam &DP);
+
   /// Template patterns analysed for an invalid instantiation.
   std::set<const clang::FunctionDecl *> PatternsAnalysed;
+  std::unique_ptr<ExplicitInstantiations> Explicit;
 };
 
 } // namespace tma::analysis

@@ -1,6 +1,7 @@
 // A kernel's descriptor parameters: their facts, the new text of every
 // redeclaration's parameter, and the parameter-space limit (tma-106).
 #include "Device.h"
+#include "ExplicitInstantiations.h"
 
 #include "clang/AST/TypeLoc.h"
 
@@ -37,9 +38,31 @@ std::string spelledPointee(const SourceText &ST, const ParmVarDecl *P) {
   return Pointee;
 }
 
+KernelSignatures::KernelSignatures(PassContext &P)
+    : PassComponent(P), Explicit(std::make_unique<ExplicitInstantiations>(P.ST)) {}
+KernelSignatures::~KernelSignatures() = default;
+
+void KernelSignatures::addExplicitInstantiationEdits(const FunctionDecl *Pattern, unsigned Index,
+                                                     DescriptorParam &DP) {
+  if (!Pattern->getDescribedFunctionTemplate())
+    return;
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::set<FileID> Files = {SM.getMainFileID(),
+                            SM.getFileID(SM.getExpansionLoc(Pattern->getLocation()))};
+  for (FileID FID : Files) {
+    if (FID.isInvalid() || ST.inSystemHeader(SM.getLocForStartOfFile(FID)))
+      continue;
+    for (const ExplicitInstantiation &EI : Explicit->in(FID))
+      if (EI.Name == Pattern->getName() && EI.Params.size() == Pattern->getNumParams())
+        if (std::optional<TextEdit> E = Explicit->byValue(EI, Index))
+          DP.Edits.push_back(*E);
+  }
+}
+
 void KernelSignatures::addSignatureEdits(const FunctionDecl *FD, unsigned Index,
                                          DescriptorParam &DP) {
   const FunctionDecl *Pattern = patternOf(FD);
+  addExplicitInstantiationEdits(Pattern, Index, DP);
   for (const FunctionDecl *Redecl : Pattern->redecls()) {
     if (Index >= Redecl->getNumParams())
       continue;

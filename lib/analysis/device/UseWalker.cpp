@@ -9,10 +9,48 @@ using namespace clang;
 
 namespace tma::analysis {
 
+std::optional<CharSourceRange> UseWalker::editRange(SourceRange Tokens) {
+  if (std::optional<CharSourceRange> R = ST.fileRange(Tokens))
+    return R;
+  const SourceManager &SM = ST.SM;
+  SourceLocation B = Tokens.getBegin(), E = Tokens.getEnd();
+  if (KernelBody.isInvalid() || !B.isMacroID() || !E.isMacroID() ||
+      !SM.isMacroBodyExpansion(B) || !SM.isMacroBodyExpansion(E))
+    return std::nullopt;
+  SourceLocation SB = SM.getSpellingLoc(B), SE = SM.getSpellingLoc(E);
+  SourceLocation KB = KernelBody.getBegin(), KE = KernelBody.getEnd();
+  if (!SB.isFileID() || !SE.isFileID() || !KB.isFileID() || !KE.isFileID() ||
+      SM.getFileID(SB) != SM.getFileID(KB) || SM.getFileID(SE) != SM.getFileID(KB) ||
+      SM.getFileOffset(SB) <= SM.getFileOffset(KB) || SM.getFileOffset(SE) >= SM.getFileOffset(KE) ||
+      SM.getFileOffset(SE) < SM.getFileOffset(SB))
+    return std::nullopt;
+  if (!macroLocalTo(Lexer::getImmediateMacroName(B, SM, Ctx.getLangOpts()), KernelBody))
+    return std::nullopt;
+  return CharSourceRange::getCharRange(SB, Lexer::getLocForEndOfToken(SE, 0, SM, Ctx.getLangOpts()));
+}
+
+bool UseWalker::macroLocalTo(llvm::StringRef Name, SourceRange Body) {
+  const SourceManager &SM = ST.SM;
+  if (Name.empty())
+    return false;
+  FileID FID = SM.getFileID(Body.getEnd());
+  llvm::StringRef Buf = SM.getBufferData(FID);
+  unsigned From = SM.getFileOffset(Body.getEnd());
+  Lexer Lex(SM.getLocForStartOfFile(FID), Ctx.getLangOpts(), Buf.begin(), Buf.begin() + From,
+            Buf.end());
+  bool AfterUndef = false;
+  for (Token T; !Lex.LexFromRawLexer(T);) {
+    if (T.is(tok::raw_identifier) && T.getRawIdentifier() == Name && !AfterUndef)
+      return false;
+    AfterUndef = T.is(tok::raw_identifier) && T.getRawIdentifier() == "undef";
+  }
+  return true;
+}
+
 void UseWalker::addressOf(const DeclRefExpr *Direct, UseSink &Sink) {
   if (!Direct)
     return;
-  if (std::optional<CharSourceRange> R = ST.fileRange(Direct->getSourceRange()))
+  if (std::optional<CharSourceRange> R = editRange(Direct->getSourceRange()))
     Sink.Edits.push_back(ST.insertBefore(R->getBegin(), "&"));
   else
     block(Sink, DiagID::InMacro, "descriptor use is spelled inside a macro body",
@@ -25,6 +63,9 @@ void UseWalker::walkVarRefs(const VarDecl *V, const FunctionDecl *Fn,
   auto It = index(Fn).Refs.find(V);
   if (It == index(Fn).Refs.end())
     return;
+  if (IsKernelParam && Depth == 0 && Fn->getBody())
+    KernelBody = SourceRange(ST.SM.getExpansionLoc(Fn->getBody()->getBeginLoc()),
+                             ST.SM.getExpansionLoc(Fn->getBody()->getEndLoc()));
   for (const DeclRefExpr *R : It->second)
     walkRef(R, Fn, Depth, IsKernelParam, Editable, M, Sink);
 }
@@ -226,7 +267,7 @@ bool UseWalker::walkDereference(const Stmt *P, const Expr *E, const FunctionDecl
 
 void UseWalker::dropToken(SourceLocation Tok, llvm::StringRef Replacement,
                           const std::string &What, SourceLocation Where, UseSink &Sink) {
-  if (std::optional<CharSourceRange> R = ST.fileRange(Tok))
+  if (std::optional<CharSourceRange> R = editRange(SourceRange(Tok, Tok)))
     Sink.Edits.push_back(ST.replace(*R, Replacement.str()));
   else
     block(Sink, DiagID::InMacro, What + " is spelled inside a macro", Where);

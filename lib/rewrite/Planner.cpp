@@ -70,6 +70,9 @@ struct MergedFacts {
   /// those called from another translation unit.
   std::map<std::string, LauncherForward> Forwards;
   std::set<std::string> CalledFromElsewhere;
+  /// Storages some translation unit uses in a way the storage rule cannot
+  /// classify, with that use.
+  std::map<std::string, Blocker> StorageVetoes;
 };
 
 /// Parameters rewritten together or not at all (by slot in Plan::Params).
@@ -142,6 +145,9 @@ static void mergeBuffer(MergedFacts &M, const DeviceBuffer &B) {
   auto [It, New] = M.Buffers.emplace(B.Key, B);
   if (New)
     return;
+  for (const std::string &K : B.Storages)
+    if (!llvm::is_contained(It->second.Storages, K))
+      It->second.Storages.push_back(K);
   for (const HostUse &U : B.Uses) {
     bool Seen = llvm::any_of(It->second.Uses, [&](const HostUse &X) {
       return X.Kind == U.Kind && X.Where == U.Where;
@@ -231,6 +237,8 @@ static MergedFacts mergeFacts(const std::vector<PassFacts> &Facts) {
       joinLauncherUses(M, B);
       mergeBuffer(M, B);
     }
+    for (const auto &[Key, Why] : PF.StorageVetoes)
+      M.StorageVetoes.emplace(Key, Why);
   }
   refuseUncalledLaunchers(M);
   // ParamBlockers of one pass may name a param first seen in another pass.
@@ -347,6 +355,29 @@ static bool spreadThroughTies(Planning &S) {
     }
   }
   return Changed;
+}
+
+/// A retargeted group none of whose storages another translation unit uses
+/// unclassified; otherwise its launches stay, with that use as the reason.
+static void refuseVetoedStorages(Planning &S) {
+  for (auto &[BK, B] : S.F.Buffers) {
+    if (B.Kind != BufferKind::Retargeted)
+      continue;
+    const Blocker *Why = nullptr;
+    for (const std::string &Key : B.Storages)
+      if (auto It = S.F.StorageVetoes.find(Key); It != S.F.StorageVetoes.end())
+        Why = &It->second;
+    auto Users = S.BufferUsers.find(BK);
+    if (!Why || Users == S.BufferUsers.end())
+      continue;
+    for (const ParamUse &User : Users->second) {
+      ParamDecision &D = S.decision(User.first);
+      if (D.Rewrite) {
+        D.Rewrite = false;
+        D.Blockers.push_back(*Why);
+      }
+    }
+  }
 }
 
 /// A device buffer launched with a refused parameter refuses the others.
@@ -625,6 +656,7 @@ Plan makePlan(const std::vector<PassFacts> &Facts, const PlanOptions &Opts) {
   Planning S{Merged, Opts, {}, {}, {}, {}};
   decideParams(S);
   collectBufferUsers(S);
+  refuseVetoedStorages(S);
   collectTies(S, Facts);
   spreadRefusals(S);
   formUnits(S);

@@ -527,10 +527,32 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
     return std::nullopt;
   }
   G.R.Key = "storage:" + *G.Members.begin();
+  G.R.Storages.assign(G.Members.begin(), G.Members.end());
   G.R.Where = ST.point(Idx->Nodes[*Start].D->getLocation());
   for (const FunctionDecl *Fn : G.Spans)
     G.R.ReliesOn.push_back(spanOf(Fn));
   return std::move(G.R);
+}
+
+std::vector<DeviceStorage::Veto> DeviceStorage::vetoes() {
+  std::vector<Veto> Out;
+  const SourceManager &SM = ST.SM;
+  for (auto &[Key, N] : Idx->Nodes) {
+    if (SM.isInMainFile(SM.getExpansionLoc(N.D->getLocation())))
+      continue;
+    // Each use on its own: what it joins is that storage's own question.
+    Group G;
+    G.Members.insert(Key);
+    for (const StorageRef &R : N.Uses)
+      if (!classifyUse(G, N, R))
+        break;
+    for (const StorageRef &R : N.Defs)
+      if (!G.Why && !classifyValue(G, N, R.E, R.Fn))
+        break;
+    if (G.Why)
+      Out.push_back({Key, N.Name, *G.Why});
+  }
+  return Out;
 }
 
 } // namespace tma::analysis

@@ -58,6 +58,7 @@ struct Retarget {
   std::vector<HostUse> Uses;              // Alloc, Copy, Free (with edits), Other (notes)
   std::vector<RetargetedLaunch> Launches; // every launch of every storage of the group
   std::set<SourcePoint> Touched;          // every use's position
+  std::vector<std::string> Storages;      // the keys of the group's storages
   std::vector<const clang::VarDecl *> Variables;
   std::vector<const clang::FunctionDecl *> Functions; // whose parameters or result join
   std::vector<SourceSpan> ReliesOn;
@@ -87,6 +88,14 @@ public:
   /// The group that launch argument \p Arg (in \p Fn) reads, retargeted; or
   /// why not, as a note that names the use.
   std::optional<Retarget> retarget(const clang::Expr *Arg, std::optional<Note> &WhyNot);
+  /// Every storage declared outside the main file that has a use here the
+  /// rule cannot classify, with that use: another translation unit's group
+  /// must not retarget it.
+  struct Veto {
+    std::string Key, Name;
+    Note Why;
+  };
+  std::vector<Veto> vetoes();
 
 private:
   struct Group;

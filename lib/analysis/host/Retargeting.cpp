@@ -19,9 +19,12 @@ public:
   explicit Retargeting(PassContext &P) : PassComponent(P) {}
 
   void run() {
+    DeviceStorage Storage(Ctx, ST, inputs());
+    for (const DeviceStorage::Veto &V : Storage.vetoes())
+      Out.StorageVetoes.push_back(
+          {V.Key, blockerFor(ReasonID::StorageUnclassifiedUse, {V.Name, V.Why.Message}, V.Why.Where)});
     if (Pass.RefusedArgs.empty())
       return;
-    DeviceStorage Storage(Ctx, ST, inputs());
     std::vector<Retarget> Accepted;
     std::set<SourcePoint> Done;
     for (const RefusedArg &RA : Pass.RefusedArgs) {
@@ -128,6 +131,7 @@ private:
     B.Where = R.Where;
     B.Kind = BufferKind::Retargeted;
     B.Uses = R.Uses;
+    B.Storages = R.Storages;
     for (const RetargetedLaunch &L : R.Launches) {
       LaunchSite LS;
       LS.ParamKey = paramKey(L.Kernel, L.Index);

@@ -130,6 +130,9 @@ struct DeviceBuffer {
   SourcePoint Where;
   std::vector<HostUse> Uses;
   BufferKind Kind = BufferKind::Variable;
+  /// Retargeted: the keys of the storages of the group (StorageVetoes of any
+  /// translation unit may name them).
+  std::vector<std::string> Storages;
 };
 
 /// One descriptor argument of one launch.
@@ -207,6 +210,10 @@ struct PassFacts {
   std::vector<std::pair<std::vector<std::string>, Note>> TiedParams;
   /// Launcher parameters forwarded to a kernel's descriptor (H7).
   std::vector<LauncherForward> Launchers;
+  /// Storages declared in a header (a class's field, a header function's
+  /// parameter or result) that this translation unit uses in a way the
+  /// storage rule cannot classify: no unit may retarget them.
+  std::vector<std::pair<std::string, Blocker>> StorageVetoes;
 };
 
 } // namespace tma

@@ -53,7 +53,16 @@ LAUNCHES = {
                  "    cudaLaunchKernelEx(&cfg, {k}, {d}, out, {slot});\n  }}",
     "logged": "std::fprintf(stderr, \"map at %p\\n\", (void *){d});\n    {k}<<<1, 1>>>({d}, out, {slot});",
     "host-template": "launch_t<1>({d}, out, {slot});",
+    "auto-kernel-attribute": "{{\n    auto kernel = {k};\n"
+                             "    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 0);\n"
+                             "    kernel<<<1, 1>>>({d}, out, {slot});\n  }}",
+    "two-kernels": "{k}<<<1, 1>>>({d}, out, {slot});\n    sum_again<<<1, 1>>>({d}, out, {slot});",
 }
+# The second kernel of "two-kernels": it reads the same copy and must be
+# rewritten with the first.
+SECOND_KERNEL = ("__global__ void sum_again(const CUtensorMap *map, unsigned long long *out, int slot) {\n"
+                 "  unsigned long long s = 0;\n  for (int i = 0; i < 16; ++i)\n"
+                 "    s += map->opaque[i] * (i + 3);\n  out[slot] ^= s;\n}\n")
 LAUNCHER_T = "template <int N> static void launch_t(CUtensorMap *m, unsigned long long *out, int slot) {{ {k}<<<N, 1>>>(m, out, slot); }}\n"
 
 # Each storage: declarations before run(), the body of run() ({L0}/{L1}: the
@@ -246,6 +255,8 @@ def program(storage, copy, launch, kernel_form, hazard=None):
     body = expand(s["body"], kname, copy, launch, hazard)
     extra = HAZARDS[hazard][1] if hazard else ""
     launcher = LAUNCHER_T.format(k=kname).replace("{{", "{").replace("}}", "}") if launch == "host-template" else ""
+    if launch == "two-kernels":
+        kdef += SECOND_KERNEL
     return (PRELUDE + kdef + extra + launcher + decls +
             "\nstatic int run(unsigned long long *out) {\n  CUtensorMap h1, h2;\n  fill(&h1, 1);\n  fill(&h2, 2);\n  " +
             body + "\n  return 0;\n}\n\nint main() {\n  unsigned long long *out, host[2] = {0, 0};\n"
@@ -284,6 +295,8 @@ def check(a, cell, work, compile_it):
     if hazard is None:
         if not rewritten or refused:
             problems.append("the safe program was not rewritten")
+        if launch == "two-kernels" and "kernel 'sum_again' reads descriptor 'map' through global memory; now passed by value" not in out:
+            problems.append("the second kernel of the copy was not rewritten")
         elif subprocess.run([a.tool, "--no-database", "--check", path], cwd=work,
                             capture_output=True).returncode:
             problems.append("a second run would change it again")

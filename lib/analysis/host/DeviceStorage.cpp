@@ -296,6 +296,33 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
 }
 
 /// A launch argument: the kernel's parameter must be one of its descriptors.
+bool DeviceStorage::classifyPointerLaunch(Group &G, const CallExpr *Call, const Expr *Cur) {
+  std::vector<const FunctionDecl *> Kernels;
+  if (In.PointerTargets)
+    Kernels = In.PointerTargets(Call);
+  unsigned I = 0;
+  while (I < Call->getNumArgs() && stripCasts(Call->getArg(I)) != stripCasts(Cur))
+    ++I;
+  if (Kernels.empty() || I == Call->getNumArgs())
+    return refuse(G, Call, "it is passed to a launch the tool does not follow");
+  std::optional<CharSourceRange> Arg = ST.fileRange(Call->getArg(I)->getSourceRange());
+  if (!Arg)
+    return refuse(G, Call->getArg(I), "the launch argument is spelled inside a macro body");
+  const Expr *Plain = Call->getArg(I)->IgnoreParenImpCasts();
+  std::string Text = ST.text(*Arg);
+  bool Postfix = isa<DeclRefExpr, MemberExpr, ParenExpr, CallExpr, ArraySubscriptExpr>(Plain);
+  TextEdit Edit = ST.replace(*Arg, Postfix ? "*" + Text : "*(" + Text + ")");
+  // Every kernel the pointer may hold takes the descriptor here.
+  for (const FunctionDecl *K : Kernels) {
+    if (!llvm::is_contained(descriptorParamIndexes(K), I))
+      return refuse(G, Call, "it is passed to kernel '" + patternOf(K)->getQualifiedNameAsString() +
+                                 "' as an argument that is not a descriptor parameter");
+    G.R.Launches.push_back({K, I, ST.point(Call->getArg(I)->getBeginLoc()), Edit});
+  }
+  G.R.Touched.insert(ST.point(Call->getArg(I)->getBeginLoc()));
+  return true;
+}
+
 bool DeviceStorage::classifyLaunch(Group &G, const CallExpr *Call, const Expr *Cur,
                                    const StorageRef &R) {
   std::optional<KernelLaunch> KL = asLaunch(Call);
@@ -325,6 +352,8 @@ bool DeviceStorage::classifyCallArg(Group &G, const StorageNode &N, const CallEx
                                     const Expr *Cur, const StorageRef &R) {
   if (asLaunch(Call))
     return classifyLaunch(G, Call, Cur, R);
+  if (isa<CUDAKernelCallExpr>(Call))
+    return classifyPointerLaunch(G, Call, Cur);
   unsigned Arg = 0;
   while (Arg < Call->getNumArgs() && Call->getArg(Arg) != Cur)
     ++Arg;

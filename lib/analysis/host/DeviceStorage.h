@@ -71,6 +71,9 @@ struct StorageInputs {
   std::function<std::optional<std::string>(const clang::FunctionDecl *)> CallableElsewhere;
   /// Why another translation unit may name the global \p V, or none.
   std::function<std::optional<std::string>(const clang::VarDecl *)> NamedElsewhere;
+  /// The kernels a `<<<>>>` launch through a function-pointer variable may
+  /// run, when every one is known (PointerLaunches); empty otherwise.
+  std::function<std::vector<const clang::FunctionDecl *>(const clang::CallExpr *)> PointerTargets;
 };
 
 /// The storage analysis (host/DeviceStorage.cpp). One walk indexes every
@@ -123,6 +126,7 @@ private:
                           unsigned Arg, const StorageRef &R);
   bool classifyLaunch(Group &G, const clang::CallExpr *Call, const clang::Expr *Cur,
                       const StorageRef &R);
+  bool classifyPointerLaunch(Group &G, const clang::CallExpr *Call, const clang::Expr *Cur);
   bool refuse(Group &G, const clang::Stmt *At, std::string Why);
   void addUse(Group &G, HostUseKind K, const clang::CallExpr *Call, const StorageRef &R,
               const std::string &Effect, std::string What);

@@ -57,6 +57,13 @@ private:
              "' has external linkage: another translation unit may use it (make it static, or "
              "run over the whole program in one translation unit)";
     };
+    In.PointerTargets = [this](const CallExpr *Call) -> std::vector<const FunctionDecl *> {
+      const auto *KC = dyn_cast<CUDAKernelCallExpr>(Call);
+      auto It = KC ? Pass.PointerTargets.find(KC) : Pass.PointerTargets.end();
+      if (It == Pass.PointerTargets.end())
+        return {};
+      return It->second;
+    };
     return In;
   }
 

@@ -346,6 +346,8 @@ def main():
     ap.add_argument("--keep")
     ap.add_argument("--emit")
     ap.add_argument("--only", help="run only the cells whose name contains this")
+    ap.add_argument("--cells", type=int, default=0,
+                    help="run only a fixed-seed sample of this many cells (--seed)")
     a = ap.parse_args()
     a.tool = os.path.abspath(a.tool)
     todo = cells(a.full)
@@ -359,6 +361,9 @@ def main():
     bad_safe = bad_unsafe = compile_failures = 0
     if a.only:
         todo = [c for c in todo if a.only in "-".join(x or "safe" for x in c)]
+    if a.cells:
+        todo = random.Random(a.seed).sample(todo, min(a.cells, len(todo)))
+        compiled &= set(todo)
     for cell in todo:
         name, problems, cf, out = check(a, cell, work, cell in compiled)
         compile_failures += cf

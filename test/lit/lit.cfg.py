@@ -54,6 +54,7 @@ config.substitutions.append(("%examples", os.path.join(os.path.dirname(__file__)
 if not config.sanitized:
     config.available_features.add("plugin")
 else:
+    config.available_features.add("sanitized")
     # LLVM keeps some allocations until exit on purpose.
     config.environment["ASAN_OPTIONS"] = "detect_leaks=0"
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"

@@ -296,6 +296,15 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
 }
 
 /// A launch argument: the kernel's parameter must be one of its descriptors.
+/// The launch argument \p A (spelled \p Range) becomes `*A`, parenthesised
+/// unless it is a postfix expression.
+TextEdit DeviceStorage::derefEdit(const Expr *A, CharSourceRange Range) {
+  std::string Text = ST.text(Range);
+  bool Postfix = isa<DeclRefExpr, MemberExpr, ParenExpr, CallExpr, ArraySubscriptExpr>(
+      A->IgnoreParenImpCasts());
+  return ST.replace(Range, Postfix ? "*" + Text : "*(" + Text + ")");
+}
+
 bool DeviceStorage::classifyPointerLaunch(Group &G, const CallExpr *Call, const Expr *Cur) {
   std::vector<const FunctionDecl *> Kernels;
   if (In.PointerTargets)
@@ -308,10 +317,7 @@ bool DeviceStorage::classifyPointerLaunch(Group &G, const CallExpr *Call, const 
   std::optional<CharSourceRange> Arg = ST.fileRange(Call->getArg(I)->getSourceRange());
   if (!Arg)
     return refuse(G, Call->getArg(I), "the launch argument is spelled inside a macro body");
-  const Expr *Plain = Call->getArg(I)->IgnoreParenImpCasts();
-  std::string Text = ST.text(*Arg);
-  bool Postfix = isa<DeclRefExpr, MemberExpr, ParenExpr, CallExpr, ArraySubscriptExpr>(Plain);
-  TextEdit Edit = ST.replace(*Arg, Postfix ? "*" + Text : "*(" + Text + ")");
+  TextEdit Edit = derefEdit(Call->getArg(I), *Arg);
   // Every kernel the pointer may hold takes the descriptor here.
   for (const FunctionDecl *K : Kernels) {
     if (!llvm::is_contained(descriptorParamIndexes(K), I))
@@ -337,11 +343,8 @@ bool DeviceStorage::classifyLaunch(Group &G, const CallExpr *Call, const Expr *C
     std::optional<CharSourceRange> Arg = ST.fileRange(KL->Args[I]->getSourceRange());
     if (!Arg)
       return refuse(G, KL->Args[I], "the launch argument is spelled inside a macro body");
-    const Expr *Plain = KL->Args[I]->IgnoreParenImpCasts();
-    std::string Text = ST.text(*Arg);
-    bool Postfix = isa<DeclRefExpr, MemberExpr, ParenExpr, CallExpr, ArraySubscriptExpr>(Plain);
     G.R.Launches.push_back({KL->Kernel, I, ST.point(KL->Args[I]->getBeginLoc()),
-                            ST.replace(*Arg, Postfix ? "*" + Text : "*(" + Text + ")")});
+                            derefEdit(KL->Args[I], *Arg)});
     G.R.Touched.insert(ST.point(KL->Args[I]->getBeginLoc()));
     return true;
   }

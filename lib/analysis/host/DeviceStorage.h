@@ -126,6 +126,7 @@ private:
                           unsigned Arg, const StorageRef &R);
   bool classifyLaunch(Group &G, const clang::CallExpr *Call, const clang::Expr *Cur,
                       const StorageRef &R);
+  TextEdit derefEdit(const clang::Expr *A, clang::CharSourceRange Range);
   bool classifyPointerLaunch(Group &G, const clang::CallExpr *Call, const clang::Expr *Cur);
   bool refuse(Group &G, const clang::Stmt *At, std::string Why);
   void addUse(Group &G, HostUseKind K, const clang::CallExpr *Call, const StorageRef &R,

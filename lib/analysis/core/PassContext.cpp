@@ -2,8 +2,6 @@
 // component shares for facts (parameter slots, keys) and source text.
 #include "PassContext.h"
 
-#include "../device/Device.h"
-#include "../host/Host.h"
 
 #include "clang/Lex/Lexer.h"
 
@@ -14,17 +12,6 @@ namespace tma::analysis {
 PassContext::PassContext(ASTContext &Ctx, llvm::StringRef Side, const AnalysisOptions &Opts)
     : Ctx(Ctx), ST(Ctx.getSourceManager(), Ctx.getLangOpts()), Opts(Opts) {
   Out.Side = Side.str();
-  Walker = std::make_unique<UseWalker>(*this);
-  Signatures = std::make_unique<KernelSignatures>(*this);
-  Buffers = std::make_unique<HostBuffers>(*this);
-  ArgArrays = std::make_unique<ArgumentArrays>(*this);
-  LauncherFlow = std::make_unique<Launchers>(*this);
-  UploadFlow = std::make_unique<UploadHelpers>(*this);
-  LaunchArgFlow = std::make_unique<LaunchArgs>(*this);
-  Constants = std::make_unique<ConstantMemory>(*this);
-  PointerFlow = std::make_unique<analysis::PointerLaunches>(*this);
-  KernelRefChecks = std::make_unique<analysis::KernelRefs>(*this);
-  Reach = std::make_unique<ObjectReach>(*this);
 }
 
 PassContext::~PassContext() = default;

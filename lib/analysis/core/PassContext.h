@@ -1,7 +1,9 @@
 // The context of one pass over one CUDA side: the AST, the facts the
-// collector found, the facts written so far, and the components. Every
-// component derives from PassComponent, which gives it the shared
-// navigation (parents, references, statement order) over function bodies.
+// collector found and the facts written so far. Every component derives
+// from PassComponent, which gives it the shared navigation (parents,
+// references, statement order) over function bodies; the components
+// themselves, and which one may call which, are wired in PassAnalysis.cpp
+// through their constructors.
 #pragma once
 
 #include "Launch.h"
@@ -25,18 +27,6 @@
 #include <vector>
 
 namespace tma::analysis {
-
-class UseWalker;
-class KernelSignatures;
-class HostBuffers;
-class ArgumentArrays;
-class Launchers;
-class UploadHelpers;
-class LaunchArgs;
-class ConstantMemory;
-class PointerLaunches;
-class KernelRefs;
-class ObjectReach;
 
 /// The per-function index: parents of every statement and the references to
 /// every declaration, built once per body.
@@ -162,19 +152,6 @@ struct PassContext {
   std::vector<RefusedArg> RefusedArgs;
   /// One index per function body.
   std::map<const clang::Stmt *, std::unique_ptr<BodyIndex>> Bodies;
-
-  // The components, in the order of the phases.
-  std::unique_ptr<UseWalker> Walker;
-  std::unique_ptr<KernelSignatures> Signatures;
-  std::unique_ptr<HostBuffers> Buffers;
-  std::unique_ptr<ArgumentArrays> ArgArrays;
-  std::unique_ptr<Launchers> LauncherFlow;
-  std::unique_ptr<UploadHelpers> UploadFlow;
-  std::unique_ptr<LaunchArgs> LaunchArgFlow;
-  std::unique_ptr<ConstantMemory> Constants;
-  std::unique_ptr<analysis::PointerLaunches> PointerFlow;
-  std::unique_ptr<analysis::KernelRefs> KernelRefChecks;
-  std::unique_ptr<ObjectReach> Reach;
 };
 
 /// Fills the collected facts of \p P from its translation unit.

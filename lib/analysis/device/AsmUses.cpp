@@ -1,6 +1,6 @@
 // Inline-PTX operands that are descriptor pointers: TMA instructions read
 // them, acquire fences on them go (with AsmClassifier), the rest is refused.
-#include "Device.h"
+#include "UseWalker.h"
 
 #include "tma/AsmClassifier.h"
 #include "clang/AST/ExprCXX.h"

@@ -1,6 +1,7 @@
 // A kernel's descriptor parameters: their facts, the new text of every
 // redeclaration's parameter, and the parameter-space limit (tma-106).
-#include "Device.h"
+#include "KernelSignatures.h"
+#include "UseWalker.h"
 #include "ExplicitInstantiations.h"
 
 #include "clang/AST/TypeLoc.h"
@@ -38,8 +39,8 @@ std::string spelledPointee(const SourceText &ST, const ParmVarDecl *P) {
   return Pointee;
 }
 
-KernelSignatures::KernelSignatures(PassContext &P)
-    : PassComponent(P), Explicit(std::make_unique<ExplicitInstantiations>(P.ST)) {}
+KernelSignatures::KernelSignatures(PassContext &P, UseWalker &Walker)
+    : PassComponent(P), Walker(Walker), Explicit(std::make_unique<ExplicitInstantiations>(P.ST)) {}
 KernelSignatures::~KernelSignatures() = default;
 
 void KernelSignatures::addExplicitInstantiationEdits(const FunctionDecl *Pattern, unsigned Index,
@@ -159,7 +160,7 @@ void KernelSignatures::analyzeKernel(const FunctionDecl *FD) {
   checkParamSpace(FD, Idx);
   for (unsigned I : Idx) {
     UseSink Sink;
-    Pass.Walker->walkVarRefs(Body->getParamDecl(I), Body, 0, /*IsKernelParam=*/true,
+    Walker.walkVarRefs(Body->getParamDecl(I), Body, 0, /*IsKernelParam=*/true,
                 /*Editable=*/true, ValueMode::Pointer, Sink);
     DescriptorParam &DP = paramFacts(FD, I);
     DP.DefinitionSeen = true;

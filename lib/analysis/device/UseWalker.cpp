@@ -1,6 +1,6 @@
 // Device side: every use of a descriptor pointer in a kernel (or a device
 // helper it is passed to) must be a read; the walk records edits and blockers.
-#include "Device.h"
+#include "UseWalker.h"
 
 #include "tma/AsmClassifier.h"
 #include "clang/AST/ExprCXX.h"

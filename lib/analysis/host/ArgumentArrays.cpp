@@ -1,6 +1,6 @@
 // H4: launches through argument arrays (cudaLaunchKernel, cuLaunchKernel, ...)
 // and the CUfunction handles they name, resolved into ordinary launches.
-#include "Host.h"
+#include "ArgumentArrays.h"
 
 #include "../core/CudaApi.h"
 #include "clang/AST/ExprCXX.h"

@@ -1,7 +1,10 @@
 // H12: `__constant__ CUtensorMap` symbols filled by cudaMemcpyToSymbol become
 // a by-value parameter of each kernel that reads them.
-#include "Host.h"
-#include "../device/Device.h"
+#include "ConstantMemory.h"
+#include "HostBuffers.h"
+#include "HostRefs.h"
+#include "../device/KernelSignatures.h"
+#include "../device/UseWalker.h"
 
 #include "../core/CudaApi.h"
 #include "clang/AST/ExprCXX.h"
@@ -32,11 +35,16 @@ using SymbolRefs = std::vector<std::pair<const DeclRefExpr *, const FunctionDecl
 /// uses in those kernels, and the launches that pass the host descriptors.
 class ConstantSymbols : public PassComponent {
 public:
-  explicit ConstantSymbols(PassContext &P) : PassComponent(P) {}
+  ConstantSymbols(PassContext &P, UseWalker &Walker, KernelSignatures &Signatures,
+                  HostBuffers &Buffers)
+      : PassComponent(P), Walker(Walker), Signatures(Signatures), Buffers(Buffers) {}
 
   void run();
 
 private:
+  UseWalker &Walker;
+  KernelSignatures &Signatures;
+  HostBuffers &Buffers;
   std::vector<Symbol> Symbols;
   /// Kernel patterns, each with the symbols it reads (in source order).
   std::vector<std::pair<const FunctionDecl *, std::vector<size_t>>> Readers;
@@ -64,7 +72,7 @@ private:
 
 } // namespace
 
-void ConstantMemory::analyzeConstantDescriptors() { ConstantSymbols(Pass).run(); }
+void ConstantMemory::analyzeConstantDescriptors() { ConstantSymbols(Pass, Walker, Signatures, Buffers).run(); }
 
 void ConstantSymbols::run() {
   for (auto &[V, Refs] : Pass.ConstantRefs)
@@ -218,7 +226,7 @@ void ConstantSymbols::classifyHostRef(Symbol &S, const DeclRefExpr *R, const Fun
   }
   U.Kind = HostUseKind::Copy;
   U.What = Callee;
-  U.Removal = Pass.Buffers->removeHostCall(Call, Fn);
+  U.Removal = Buffers.removeHostCall(Call, Fn);
   S.Copies[Fn].push_back({Call, topStatement(Call, Fn)});
   S.Buf.Uses.push_back(std::move(U));
 }
@@ -319,7 +327,7 @@ void ConstantSymbols::analyzeKernelUses(Symbol &S, const FunctionDecl *Fn,
     while (P && isa<ParenExpr>(P))
       P = parent(Fn, P);
     if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf) {
-      Pass.Walker->walkValue(UO, Fn, 0, nullptr, ValueMode::Pointer, Sink);
+      Walker.walkValue(UO, Fn, 0, nullptr, ValueMode::Pointer, Sink);
       continue;
     }
     if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
@@ -337,7 +345,7 @@ void ConstantSymbols::analyzeKernelUses(Symbol &S, const FunctionDecl *Fn,
   llvm::append_range(DP.Blockers, Sink.Blockers);
   llvm::append_range(DP.ReliesOn, Sink.ReliesOn);
   // 128 more bytes of parameters per symbol.
-  if (std::optional<Blocker> Why = Pass.Signatures->paramSpaceBlocker(
+  if (std::optional<Blocker> Why = Signatures.paramSpaceBlocker(
           Fn, descriptorParamIndexes(Fn), 128 * Pass.ConstantParamKeys[patternOf(Fn)].size()))
     DP.Blockers.push_back(std::move(*Why));
 }
@@ -415,7 +423,7 @@ void ConstantSymbols::traceHostDescriptor(Symbol &S, const SymbolCopy &Reaching,
   if (!LS.Blockers.empty())
     return;
   std::string Host;
-  if (std::optional<Blocker> Why = Pass.Buffers->hostDescriptorAt(
+  if (std::optional<Blocker> Why = Buffers.hostDescriptorAt(
           Reaching.Call, Reaching.Top, KL.E, KL.E, Fn, KL.E->getBeginLoc(), S.Name, Host))
     LS.Blockers.push_back(std::move(*Why));
   else

@@ -1,6 +1,8 @@
 // Device buffers: a host variable holding a device copy, with its
 // allocation, copies, frees and launches, each with the edit that removes it.
-#include "Host.h"
+#include "HostBuffers.h"
+#include "Launchers.h"
+#include "ObjectReach.h"
 
 #include "../core/CudaApi.h"
 #include "clang/AST/ExprCXX.h"
@@ -126,12 +128,12 @@ HostUse HostBuffers::classifyBufferUse(BufferStorage V, const Expr *R,
     for (unsigned J = 0; J < Call->getNumArgs(); ++J)
       if (Call->getArg(J) == S.Cur && !isKernel(Call->getDirectCallee()) &&
           llvm::is_contained(descriptorParamIndexes(Call->getDirectCallee()), J))
-        Forwarded = Pass.LauncherFlow->launcherTarget(Call->getDirectCallee(), J);
+        Forwarded = LauncherFlow.launcherTarget(Call->getDirectCallee(), J);
   std::string ForeignKey;
   if (Call && !S.AddrTaken && !Forwarded)
     for (unsigned J = 0; J < Call->getNumArgs(); ++J)
       if (Call->getArg(J) == S.Cur)
-        ForeignKey = Pass.LauncherFlow->foreignLauncherKey(Call->getDirectCallee(), J);
+        ForeignKey = LauncherFlow.foreignLauncherKey(Call->getDirectCallee(), J);
   if (Forwarded) {
     setLaunch(U, Forwarded->first, Forwarded->second,
               "call of launcher '" + calleeName(Call) + "'");
@@ -241,7 +243,7 @@ DeviceBuffer &HostBuffers::bufferFacts(BufferStorage S, const FunctionDecl *Fn) 
       Others.push_back(R);
     if (U.Kind == HostUseKind::Other && !Pass.BufferLeaks.count(S)) {
       std::vector<const VarDecl *> Aliases;
-      if (std::optional<std::string> Leak = Pass.Reach->deviceCopyLeak(R, Fn, Aliases))
+      if (std::optional<std::string> Leak = Reach.deviceCopyLeak(R, Fn, Aliases))
         Pass.BufferLeaks[S] = {R, *Leak};
       for (const VarDecl *A : Aliases) {
         if (S.Field) {
@@ -302,8 +304,8 @@ HostBuffers::changedBetween(BufferStorage V, const CopyInfo &Reaching, const Stm
   // Reached through a name that is not followed, before the launch: a
   // kernel or code of the user's in between may change the copy through it.
   if (auto Leak = Pass.BufferLeaks.find(V);
-      Leak != Pass.BufferLeaks.end() && Pass.Reach->beforeEnd(Leak->second.first, Launch, Fn))
-    if (const Stmt *Run = Pass.Reach->userCodeBetween(Reaching.Top, Launch, Fn,
+      Leak != Pass.BufferLeaks.end() && Reach.beforeEnd(Leak->second.first, Launch, Fn))
+    if (const Stmt *Run = Reach.userCodeBetween(Reaching.Top, Launch, Fn,
                                                       {Reaching.Call, Launch}, true)) {
       std::vector<Note> Notes{{"it runs here, between the copy and the launch",
                                ST.point(Run->getBeginLoc())}};

@@ -1,6 +1,8 @@
 // The host descriptor a copy reads, and the proof that a launch may pass
 // it by value: local, in scope, and not written between the copy and the launch.
-#include "Host.h"
+#include "HostBuffers.h"
+#include "HostRefs.h"
+#include "ObjectReach.h"
 
 #include "clang/AST/ExprCXX.h"
 
@@ -189,7 +191,7 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
         continue;
       // An address the object proof below follows (kept in a local) is
       // not an escape; kept anywhere else, it is.
-      if (RK == HostRefKind::AddressEscapes && !Pass.Reach->accountsFor(R, H, Fn)) {
+      if (RK == HostRefKind::AddressEscapes && !Reach.accountsFor(R, H, Fn)) {
         return Blocker{DiagID::HostNotTraceable,
                        "the address of host descriptor '" + H->getNameAsString() +
                            "' is kept here; changes through it cannot be followed",
@@ -231,7 +233,7 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
                        ST.point(Call->getBeginLoc()), CopyNote};
     }
   }
-  if (std::optional<Blocker> Why = Pass.Reach->changeBetween(Q))
+  if (std::optional<Blocker> Why = Reach.changeBetween(Q))
     return Why;
   HostDescriptor = Staged ? "*" + spelled(Src) : spelled(HostLV);
   return std::nullopt;

@@ -1,6 +1,6 @@
 // References to a kernel other than its launches (accounted for by a launch
 // form or a query call, or a blocker), and kernels looked up by name.
-#include "Host.h"
+#include "KernelRefs.h"
 
 #include "../core/CudaApi.h"
 #include "clang/AST/ExprCXX.h"

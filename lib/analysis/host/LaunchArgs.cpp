@@ -2,7 +2,12 @@
 // descriptor through the host flows. The flows form one ordered registry
 // (HostFlows below): each is asked in turn, and the first that claims the
 // argument decides it. Adding a flow: one function, one registry line.
-#include "Host.h"
+#include "HostBuffers.h"
+#include "HostRefs.h"
+#include "LaunchArgs.h"
+#include "Launchers.h"
+#include "ObjectReach.h"
+#include "UploadHelpers.h"
 
 #include "clang/AST/ExprCXX.h"
 
@@ -103,7 +108,7 @@ FlowAnswer LaunchArgs::launcherParameter(const LaunchArg &A, LaunchSite &LS) {
   const auto *PV = dyn_cast<ParmVarDecl>(A.Var);
   if (!PV)
     return FlowAnswer::notMine();
-  if (std::optional<Blocker> Why = Pass.LauncherFlow->forwardThroughLauncher(
+  if (std::optional<Blocker> Why = LauncherFlow.forwardThroughLauncher(
           A.KL, A.Index, PV, A.Fn, A.Depth, LS, A.Extra))
     return FlowAnswer::refused(std::move(*Why));
   return FlowAnswer::forwarded();
@@ -129,7 +134,7 @@ const FunctionDecl *LaunchArgs::cacheHelper(const VarDecl *Cache, const Function
 /// cache keeps the descriptor on the host, the launch passes `*cache`.
 FlowAnswer LaunchArgs::passCachedDescriptor(const LaunchArg &A, const FunctionDecl *Helper,
                                             const CharSourceRange &ArgRange, LaunchSite &LS) {
-  const UploadGroup &G = Pass.UploadFlow->uploadGroup(Helper);
+  const UploadGroup &G = UploadFlow.uploadGroup(Helper);
   if (G.Why)
     return FlowAnswer::refused(*G.Why);
   LS.BufferKey = G.BufferKey;
@@ -169,7 +174,7 @@ FlowAnswer LaunchArgs::fileScopeCache(const LaunchArg &A, LaunchSite &LS) {
   std::optional<CharSourceRange> ArgRange = ST.fileRange(A.Ref->getSourceRange());
   if (!Helper || !ArgRange)
     return FlowAnswer::notMine(); // refused below as not a local variable
-  if (std::optional<std::string> Why = Pass.UploadFlow->fileScopeCacheProblem(A.Var))
+  if (std::optional<std::string> Why = UploadFlow.fileScopeCacheProblem(A.Var))
     return refuse(DiagID::HostNotTraceable, *Why, A.Arg->getBeginLoc(),
                   {{"declared here", ST.point(A.Var->getLocation())}});
   // An error in any function that assigns or reads it may hide a use.
@@ -210,7 +215,7 @@ static const FunctionDecl *uploadHelperCalled(const Expr *E) {
 /// the helper's group decides.
 FlowAnswer LaunchArgs::passHelperResult(const FunctionDecl *Helper, std::string Passed,
                                         LaunchSite &LS) {
-  const UploadGroup &G = Pass.UploadFlow->uploadGroup(Helper);
+  const UploadGroup &G = UploadFlow.uploadGroup(Helper);
   if (G.Why)
     return FlowAnswer::refused(*G.Why);
   LS.BufferKey = G.BufferKey;
@@ -248,7 +253,7 @@ FlowAnswer LaunchArgs::deviceBuffer(const LaunchArg &A, LaunchSite &LS) {
 // H1 through an alias: `CUtensorMap *alias = d;`, only read after: the
 // launch passes the copy in `d`, and is one of its launches.
 FlowAnswer LaunchArgs::deviceBufferAlias(const LaunchArg &A, LaunchSite &LS) {
-  const VarDecl *D = Pass.Reach->aliasedDeviceCopy(A.Var, A.Fn);
+  const VarDecl *D = Reach.aliasedDeviceCopy(A.Var, A.Fn);
   if (!D)
     return FlowAnswer::notMine();
   return traceDeviceCopy(A, D, A.Ref, LS);
@@ -296,20 +301,20 @@ FlowAnswer LaunchArgs::memberDeviceCopy(const LaunchArg &A, LaunchSite &LS) {
 /// host descriptor it reads; the argument \p Spelled becomes that descriptor.
 FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, const Expr *Spelled,
                                        LaunchSite &LS) {
-  DeviceBuffer &Buf = Pass.Buffers->bufferFacts(S, A.Fn);
+  DeviceBuffer &Buf = Buffers.bufferFacts(S, A.Fn);
   std::string Name = HostBuffers::storageName(S);
   LS.BufferKey = Buf.Key;
   const Stmt *Launch = A.KL.E;
-  const CopyInfo *Reaching = Pass.Buffers->reachingCopy(S, Launch, A.Fn);
+  const CopyInfo *Reaching = Buffers.reachingCopy(S, Launch, A.Fn);
   if (!Reaching)
     return refuse(DiagID::HostNotTraceable,
                   "no cudaMemcpy of a host descriptor into '" + Name + "' reaches this launch",
                   A.Arg->getBeginLoc(), {{"'" + Name + "' is declared here", Buf.Where}});
-  if (std::optional<Blocker> Why = Pass.Buffers->changedBetween(S, *Reaching, Launch, A.Fn,
+  if (std::optional<Blocker> Why = Buffers.changedBetween(S, *Reaching, Launch, A.Fn,
                                                                  &LS.UnlessLaunchers))
     return FlowAnswer::refused(std::move(*Why));
   std::string HostDescriptor;
-  if (std::optional<Blocker> Why = Pass.Buffers->hostDescriptorAt(
+  if (std::optional<Blocker> Why = Buffers.hostDescriptorAt(
           Reaching->Call, Reaching->Top, Launch, A.KL.ArgsDecl ? A.KL.ArgsDecl : Launch, A.Fn,
           A.Arg->getBeginLoc(), Name, HostDescriptor))
     return FlowAnswer::refused(std::move(*Why));

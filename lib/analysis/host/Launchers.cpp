@@ -1,6 +1,6 @@
 // H7: launcher functions that forward a descriptor parameter to a launch;
 // every call of the launcher is analysed as a launch.
-#include "Host.h"
+#include "Launchers.h"
 
 #include "../core/CudaApi.h"
 
@@ -117,7 +117,7 @@ std::optional<Blocker> Launchers::forwardThroughLauncher(const KernelLaunch &KL,
       Through.Args.assign(KL.Args.size(), nullptr);
       Through.Args[I] = Call->getArg(ParamIndex);
       Through.Form = "call of a launcher";
-      Pass.LaunchArgFlow->analyzeLaunchArg(Through, I, Caller, Depth + 1, Edits);
+      Analyze(Through, I, Caller, Depth + 1, Edits);
       ++Calls;
     }
   recordForward(L, ParamIndex, LS, Edits, Calls);
@@ -192,7 +192,7 @@ void Launchers::analyzeForeignCall(const FunctionDecl *L, unsigned ParamIndex,
     KL.ForeignLauncher = L;
     KL.Args.assign(Call->getArgs(), Call->getArgs() + Call->getNumArgs());
     KL.Form = "call of a launcher";
-    Pass.LaunchArgFlow->analyzeLaunchArg(KL, ParamIndex, Caller, 1, Edits);
+    Analyze(KL, ParamIndex, Caller, 1, Edits);
     return;
   }
   // Refused: the launcher's kernel keeps its descriptor by reference.

@@ -5,7 +5,7 @@
 // ExprMutationAnalyzer, extended with what it does not see: aliases bound
 // before the interval, lambdas that run inside it, and addresses that
 // escaped to code that runs inside it.
-#include "Host.h"
+#include "ObjectReach.h"
 
 #include "../core/CudaApi.h"
 #include "clang/AST/ExprCXX.h"

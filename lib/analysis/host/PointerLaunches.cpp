@@ -1,6 +1,8 @@
 // K4: launches through a local function-pointer variable; every kernel it
 // may hold is tied to the others and changes with them or not at all.
-#include "Host.h"
+#include "KernelRefs.h"
+#include "LaunchArgs.h"
+#include "PointerLaunches.h"
 
 #include "clang/AST/ExprCXX.h"
 
@@ -119,7 +121,7 @@ PointerLaunches::whyUseUnseen(const DeclRefExpr *R, const FunctionDecl *Fn,
       KC && KC->getCallee() == Cur && llvm::is_contained(Calls, KC))
     return std::nullopt;
   // An attribute or occupancy query reads the kernel it holds, keeps nothing.
-  if (Pass.KernelRefChecks->isQueryArgument(R, Fn, /*ThroughAddressOf=*/false))
+  if (KernelRefChecks.isQueryArgument(R, Fn, /*ThroughAddressOf=*/false))
     return std::nullopt;
   if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
       BO && BO->getOpcode() == BO_Assign && BO->getLHS() == Cur) {
@@ -227,7 +229,7 @@ void PointerLaunches::analyzeDeferredLaunches() {
   for (size_t N = 0; N < Deferred.size(); ++N)
     for (unsigned I : descriptorParamIndexes(Deferred[N].KL.Kernel))
       if (I < Deferred[N].KL.Args.size())
-        Pass.LaunchArgFlow->analyzeLaunchArg(Deferred[N].KL, I, Deferred[N].Fn, 0,
+        LaunchArgFlow.analyzeLaunchArg(Deferred[N].KL, I, Deferred[N].Fn, 0,
                                              Deferred[N].TypeEdits);
 }
 

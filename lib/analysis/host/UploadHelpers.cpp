@@ -3,7 +3,10 @@
 // is rewritten to return the descriptor by value; the group of the
 // helper's allocation and copy and every caller's variable is one pseudo
 // device buffer, decided once.
-#include "Host.h"
+#include "HostBuffers.h"
+#include "HostRefs.h"
+#include "ObjectReach.h"
+#include "UploadHelpers.h"
 
 #include "../core/CudaApi.h"
 #include "clang/AST/ExprCXX.h"
@@ -33,13 +36,18 @@ struct HelperBody {
 class UploadAnalysis : public PassComponent {
 public:
   /// \p U: a plain helper, or the pattern of a template helper.
-  UploadAnalysis(PassContext &P, const FunctionDecl *U)
-      : PassComponent(P), U(U), UName(U->getQualifiedNameAsString()) {}
+  UploadAnalysis(PassContext &P, UploadHelpers &Helpers, HostBuffers &Buffers, ObjectReach &Reach,
+                 const FunctionDecl *U)
+      : PassComponent(P), Helpers(Helpers), Buffers(Buffers), Reach(Reach), U(U),
+        UName(U->getQualifiedNameAsString()) {}
 
   /// The group, or why not.
   std::optional<Blocker> run(std::string &BufferKey);
 
 private:
+  UploadHelpers &Helpers; // for the file-scope cache check
+  HostBuffers &Buffers;
+  ObjectReach &Reach;
   const FunctionDecl *U;
   std::string UName;
   /// U itself, or each instantiation of the template U; canonical.
@@ -183,7 +191,7 @@ std::optional<Blocker> UploadAnalysis::findHelperBody(const FunctionDecl *I) {
 /// The device copy's uses in the helper: one allocation and one copy, each
 /// removable, and the return.
 std::optional<Blocker> UploadAnalysis::removeHelperUses() {
-  H.Inner = Pass.Buffers->bufferFacts(H.D, H.Def);
+  H.Inner = Buffers.bufferFacts(H.D, H.Def);
   std::string DName = H.D->getNameAsString();
   unsigned Allocs = 0;
   for (const HostUse &Use : H.Inner.Uses) {
@@ -246,7 +254,7 @@ std::optional<Blocker> UploadAnalysis::checkCopiedDescriptor() {
       return why("'" + M->getNameAsString() + "' changes between the copy and the return",
                  R->getBeginLoc());
   ObjectQuery Q{M, CopyTop, H.Ret, H.Def, nullptr, {Copy}, {}};
-  if (std::optional<Blocker> Changed = Pass.Reach->changeBetween(Q)) {
+  if (std::optional<Blocker> Changed = Reach.changeBetween(Q)) {
     Changed->Message = "in upload helper '" + UName + "', before the return: " + Changed->Message;
     return Changed;
   }
@@ -345,7 +353,7 @@ std::optional<Blocker> UploadAnalysis::keepInCache(const CallExpr *Call, const V
   if (!CheckedCaches.insert(Cache->getCanonicalDecl()).second)
     return std::nullopt; // its uses are checked (and its launches counted) once
   if (!Cache->isStaticLocal()) {
-    if (std::optional<std::string> Why = Pass.UploadFlow->fileScopeCacheProblem(Cache))
+    if (std::optional<std::string> Why = Helpers.fileScopeCacheProblem(Cache))
       return why(*Why, Cache->getLocation());
     for (auto &[VR, Fn] : Pass.FileScopePointerRefs[Cache->getCanonicalDecl()])
       if (std::optional<Blocker> Why = checkCacheUse(VR, Cache, Fn))
@@ -388,7 +396,7 @@ std::optional<Blocker> UploadAnalysis::checkLocalUse(const DeclRefExpr *VR, cons
   FU.Kind = HostUseKind::Free;
   FU.What = FreeName;
   FU.Where = ST.point(FreeCall->getBeginLoc());
-  FU.Removal = Pass.Buffers->removeHostCall(FreeCall, Caller);
+  FU.Removal = Buffers.removeHostCall(FreeCall, Caller);
   if (FU.Removal.empty())
     return why("this " + FreeName + " of '" + CV->getNameAsString() +
                    "' cannot be removed on its own",
@@ -558,7 +566,7 @@ const UploadGroup &UploadHelpers::uploadGroup(const FunctionDecl *U) {
   if (Known != Uploads.end())
     return Known->second;
   UploadGroup &G = Uploads[U];
-  G.Why = UploadAnalysis(Pass, U).run(G.BufferKey);
+  G.Why = UploadAnalysis(Pass, *this, Buffers, Reach, U).run(G.BufferKey);
   if (G.Why)
     G.BufferKey.clear();
   return G;

@@ -1,5 +1,4 @@
-// The device side of a pass: a kernel's descriptor parameters, their
-// signature edits, and how every use of one in the body is classified.
+// How every use of a descriptor parameter in device code is classified (device/UseWalker.cpp, device/AsmUses.cpp).
 #pragma once
 
 #include "../core/PassContext.h"
@@ -7,6 +6,7 @@
 #include <set>
 
 namespace tma::analysis {
+
 
 /// The descriptor type a pointer parameter names, as spelled
 /// ("CUtensorMap", "Desc", "cute::TmaDescriptor"); "CUtensorMap" when a
@@ -90,37 +90,6 @@ private:
   /// (recursion).
   std::map<std::pair<const clang::FunctionDecl *, unsigned>, UseSink> HelperMemo;
   std::set<std::pair<const clang::FunctionDecl *, unsigned>> HelpersInProgress;
-};
-
-/// A kernel's descriptor parameters: their facts, the edits of every
-/// redeclaration's parameter text, and the parameter-space check
-/// (device/KernelSignature.cpp).
-class ExplicitInstantiations;
-
-class KernelSignatures : public PassComponent {
-public:
-  explicit KernelSignatures(PassContext &P);
-  ~KernelSignatures();
-
-  void analyzeKernel(const clang::FunctionDecl *FD);
-  /// tma-106 when the parameters, descriptor pointers \p Idx taken by value
-  /// and \p Bytes more in front, exceed the parameter space.
-  std::optional<Blocker> paramSpaceBlocker(const clang::FunctionDecl *FD,
-                                           const std::vector<unsigned> &Idx, uint64_t Bytes);
-
-private:
-  const clang::FunctionDecl *bodyToAnalyze(const clang::FunctionDecl *FD);
-  void addSignatureEdits(const clang::FunctionDecl *FD, unsigned Index, DescriptorParam &DP);
-  void checkParamSpace(const clang::FunctionDecl *FD, const std::vector<unsigned> &Idx);
-
-  /// The explicit instantiations of a kernel template, in its file and the
-  /// main file: their parameter \p Index becomes a value too.
-  void addExplicitInstantiationEdits(const clang::FunctionDecl *Pattern, unsigned Index,
-                                     DescriptorParam &DP);
-
-  /// Template patterns analysed for an invalid instantiation.
-  std::set<const clang::FunctionDecl *> PatternsAnalysed;
-  std::unique_ptr<ExplicitInstantiations> Explicit;
 };
 
 } // namespace tma::analysis

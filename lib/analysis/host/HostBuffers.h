@@ -1,0 +1,68 @@
+// Device buffers and the host descriptor a copy reads (host/DeviceBuffers.cpp, host/HostDescriptor.cpp).
+#pragma once
+
+#include "../core/PassContext.h"
+
+namespace tma::analysis {
+
+class Launchers;
+class ObjectReach;
+
+
+/// Device buffers (a host variable holding a device copy: its allocation,
+/// copies, frees and launches) and the host descriptor a copy reads
+/// (host/DeviceBuffers.cpp, host/HostDescriptor.cpp).
+class HostBuffers : public PassComponent {
+public:
+  HostBuffers(PassContext &P, Launchers &LauncherFlow, ObjectReach &Reach)
+      : PassComponent(P), LauncherFlow(LauncherFlow), Reach(Reach) {}
+
+  DeviceBuffer &bufferFacts(BufferStorage S, const clang::FunctionDecl *Fn);
+  /// How the buffer is spelled in messages: `d`, `plan.device`.
+  static std::string storageName(BufferStorage S);
+  /// The edit that removes the statement of host call \p CE (also inside an
+  /// error-checking macro around exactly that call), or none.
+  std::vector<TextEdit> removeHostCall(const clang::CallExpr *CE, const clang::FunctionDecl *Fn);
+  /// The host descriptor that \p Copy reads (`&h`, or a staged pointer `p`),
+  /// and the proof that \p Launch may pass it by value instead: it is local,
+  /// in scope at \p Named, and nothing changes it between the copy and the
+  /// launch. On success \p HostDescriptor is what the launch passes (`h`,
+  /// `*p`).
+  std::optional<Blocker> hostDescriptorAt(const clang::CallExpr *Copy, const clang::Stmt *CopyTop,
+                                          const clang::Stmt *Launch, const clang::Stmt *Named,
+                                          const clang::FunctionDecl *Fn,
+                                          clang::SourceLocation ArgLoc,
+                                          llvm::StringRef CopiedInto,
+                                          std::string &HostDescriptor);
+  /// The copy into \p V that reaches \p Launch: it always runs, in a block
+  /// around the launch, before it (the last such); or null.
+  const CopyInfo *reachingCopy(BufferStorage S, const clang::Stmt *Launch,
+                               const clang::FunctionDecl *Fn);
+  /// Why \p V may no longer hold what \p Reaching copied when \p Launch
+  /// runs: copied again, or used, in between; none when it still does. A
+  /// call in between of a launcher defined elsewhere goes to \p Unless
+  /// (the planner keeps its blocker unless the launcher is followed), when
+  /// given; otherwise it counts as any other use.
+  std::optional<Blocker>
+  changedBetween(BufferStorage V, const CopyInfo &Reaching, const clang::Stmt *Launch,
+                 const clang::FunctionDecl *Fn,
+                 std::vector<std::pair<std::string, Blocker>> *Unless = nullptr);
+
+private:
+  Launchers &LauncherFlow;
+  ObjectReach &Reach;
+  std::map<BufferStorage, size_t> BufferSlot;
+  /// One use of \p S in \p Fn (reference \p R: `d`, or `plan.device`),
+  /// classified.
+  HostUse classifyBufferUse(BufferStorage S, const clang::Expr *R,
+                            const clang::FunctionDecl *Fn, DeviceBuffer &B);
+  /// The references to \p S in \p Fn; for a field, also in \p Whole the
+  /// uses of its variable as a whole (`&plan`, `plan = other`, `f(plan)`),
+  /// each of which may change or copy the field.
+  std::vector<const clang::Expr *> storageRefs(BufferStorage S, const clang::FunctionDecl *Fn,
+                                               std::vector<const clang::Stmt *> &Whole);
+  HostUse declarationUse(const clang::VarDecl *V, const clang::FunctionDecl *Fn,
+                         const DeviceBuffer &B);
+};
+
+} // namespace tma::analysis

@@ -1,0 +1,115 @@
+// The object proof: what every use of a storage does to the object it reaches (host/ObjectReach.cpp).
+#pragma once
+
+#include "../core/PassContext.h"
+
+#include <functional>
+
+namespace tma::analysis {
+
+/// What one use does to the object it reaches (host/ObjectReach.cpp).
+enum class Effect {
+  Read,   // reads or copies it
+  Write,  // may change it here, and keeps nothing
+  Alias,  // binds a local reference or pointer that reaches it (ObjectUse::Alias)
+  Escape, // may change it here, and hands its address to code that may keep it
+};
+struct ObjectUse {
+  Effect What = Effect::Read;
+  const clang::Stmt *At = nullptr;     // the expression that has the effect
+  std::string Via;                     // for messages: the callee, the alias
+  const clang::VarDecl *Alias = nullptr;
+};
+/// "Is \p Object unchanged from the copy (\p CopyTop) to \p End?"
+struct ObjectQuery {
+  const clang::VarDecl *Object;
+  const clang::Stmt *CopyTop;
+  const clang::Stmt *End;
+  const clang::FunctionDecl *Fn;
+  /// References of the object that touch storage the copy does not read
+  /// (another field of the same struct): skipped.
+  std::function<bool(const clang::DeclRefExpr *)> Disjoint;
+  /// Calls that are part of the question (the copy itself, the launch).
+  std::vector<const clang::Stmt *> Skip;
+  std::vector<Note> Notes; // added to every blocker ("copied here")
+};
+
+
+/// The object proof (host/ObjectReach.cpp): one classification of every
+/// use of a storage, through the names that reach it (references and
+/// pointers bound to it, lambdas that capture it) and the escapes that let
+/// unseen code reach it. A host descriptor is unchanged between a copy and
+/// a launch when no name that reaches it changes it in between, no lambda
+/// that changes it runs in between, and, once its address has escaped, no
+/// code that could write through that address runs in between.
+class ObjectReach : public PassComponent {
+public:
+  explicit ObjectReach(PassContext &P) : PassComponent(P) {}
+
+  /// Why \p Q.Object may have changed between the copy and the end; none
+  /// when it cannot have.
+  std::optional<Blocker> changeBetween(const ObjectQuery &Q);
+  /// A device copy's pointer value at reference \p R (of its variable, in
+  /// \p Fn): why other code may reach the copy through it (an alias that is
+  /// not followed, a pointer to the variable, a lambda, a call that keeps
+  /// it), or none. A followed alias (a local only read) goes to \p Aliases.
+  std::optional<std::string> deviceCopyLeak(const clang::Expr *R, const clang::FunctionDecl *Fn,
+                                            std::vector<const clang::VarDecl *> &Aliases);
+  /// A local descriptor pointer initialised from a device copy and only
+  /// read after: it names the same copy, so its uses are the copy's uses.
+  bool isFollowedDeviceAlias(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
+  /// The local device-copy variable that \p V, a followed alias, was
+  /// initialised from (`CUtensorMap *alias = d;`), or null.
+  const clang::VarDecl *aliasedDeviceCopy(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
+  /// Does the proof follow what reference \p R of \p V does: anything but
+  /// an escape (`CUtensorMap *p = &h;` binds a local it follows)?
+  bool accountsFor(const clang::DeclRefExpr *R, const clang::VarDecl *V,
+                  const clang::FunctionDecl *Fn);
+  /// Does \p F (its body, when visible) keep parameter \p I beyond the call?
+  bool mayKeep(const clang::FunctionDecl *F, unsigned I, unsigned Depth = 0);
+  /// The first statement from the copy to \p End (the launch's arguments
+  /// included) that may run host code of the user's, or with \p DeviceToo
+  /// a kernel; \p Skip: the copy and the launch. Null when none.
+  const clang::Stmt *userCodeBetween(const clang::Stmt *CopyTop, const clang::Stmt *End,
+                                     const clang::FunctionDecl *Fn,
+                                     llvm::ArrayRef<const clang::Stmt *> Skip, bool DeviceToo);
+  /// May code that runs before \p End (or again before it, in a loop) have
+  /// been reached through something made at \p At?
+  bool beforeEnd(const clang::Stmt *At, const clang::Stmt *End, const clang::FunctionDecl *Fn);
+  /// The outermost lambda of \p Fn whose body holds \p S, or null.
+  const clang::LambdaExpr *outermostLambda(const clang::Stmt *S, const clang::FunctionDecl *Fn);
+
+private:
+  std::vector<const clang::DeclRefExpr *> refsOf(const clang::FunctionDecl *Fn,
+                                                const clang::Decl *D);
+  static ObjectUse make(Effect E, const clang::Stmt *At, std::string Via = "",
+                        const clang::VarDecl *Alias = nullptr);
+  ObjectUse useOfName(const clang::DeclRefExpr *R, const clang::VarDecl *V,
+                      const clang::FunctionDecl *Fn, unsigned Depth, bool DevicePointer);
+  ObjectUse objectUse(const clang::Expr *LV, const clang::FunctionDecl *Fn, unsigned Depth,
+                      bool DevicePointer);
+  ObjectUse objectUseOfConst(const clang::Expr *E, const clang::FunctionDecl *Fn, unsigned Depth,
+                             bool DevicePointer);
+  ObjectUse pointerUse(const clang::Expr *PV, const clang::FunctionDecl *Fn, unsigned Depth,
+                       bool DevicePointer);
+  ObjectUse argumentUse(const clang::CallExpr *Call, const clang::Stmt *Cur, bool Pointer,
+                        unsigned Depth, bool DevicePointer);
+  /// May \p S run host code of the user's (or, with \p DeviceToo, a kernel)?
+  bool mayRunUserCode(const clang::Stmt *S, bool DeviceToo);
+  bool inInterval(const clang::Stmt *From, const clang::Stmt *To, const clang::Stmt *X,
+                  const clang::FunctionDecl *Fn);
+  const clang::LambdaCapture *captureOf(const clang::LambdaExpr *LE, const clang::VarDecl *V);
+  std::optional<Blocker>
+  lambdaRunsBetween(const ObjectQuery &Q, const clang::LambdaExpr *LE,
+                    const clang::DeclRefExpr *R,
+                    std::vector<std::pair<const clang::Stmt *, std::string>> &Escapes);
+  bool mayWriteDescriptorThrough(const clang::Expr *A);
+  bool functionMayWrite(const clang::FunctionDecl *F, unsigned Depth, bool DeviceToo);
+  bool callMayWrite(const clang::CallExpr *Call, bool DeviceToo, bool GlobalsOnly,
+                    unsigned Depth);
+  bool readsNonLocal(const clang::Expr *E);
+  std::map<std::pair<const clang::FunctionDecl *, unsigned>, bool> KeepMemo;
+  std::map<std::pair<const clang::FunctionDecl *, bool>, bool> WriteMemo;
+};
+
+} // namespace tma::analysis

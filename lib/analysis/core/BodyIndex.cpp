@@ -135,12 +135,7 @@ bool PassComponent::inUnevaluatedOperand(const Stmt *S, const FunctionDecl *Fn) 
 const CallExpr *PassComponent::directCallOf(const DeclRefExpr *R, const FunctionDecl *Fn) {
   if (!Fn || !Fn->getBody())
     return nullptr;
-  const Stmt *Cur = R;
-  const Stmt *P = parent(Fn, Cur);
-  while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
-    Cur = P;
-    P = parent(Fn, P);
-  }
+  auto [Cur, P] = climb(Fn, R, parensAndImplicitCasts);
   const auto *Call = dyn_cast_or_null<CallExpr>(P);
   return Call && Call->getCallee() == Cur ? Call : nullptr;
 }

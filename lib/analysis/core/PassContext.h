@@ -6,6 +6,7 @@
 // through their constructors.
 #pragma once
 
+#include "Climb.h"
 #include "Launch.h"
 #include "Types.h"
 
@@ -174,6 +175,11 @@ protected:
   BodyIndex &index(const clang::FunctionDecl *FD);
   const clang::Stmt *parent(const clang::FunctionDecl *Fn, const clang::Stmt *S) {
     return index(Fn).PM->getParent(S);
+  }
+  /// From \p S up to where its value goes, through what \p Through passes
+  /// on (core/Climb.h).
+  Climbed climb(const clang::FunctionDecl *Fn, const clang::Stmt *S, PassesThrough Through) {
+    return analysis::climb(S, [&](const clang::Stmt *X) { return parent(Fn, X); }, Through);
   }
   /// The statement as the user wrote it, directly in a block.
   const clang::Stmt *topStatement(const clang::Stmt *S, const clang::FunctionDecl *Fn);

@@ -101,13 +101,7 @@ void UseWalker::removeFence(const Stmt *S, const FunctionDecl *Fn, unsigned Dept
     return;
   }
   // Climb to the statement itself (a call may sit in an ExprWithCleanups).
-  const Stmt *Cur = S;
-  const Stmt *P = parent(Fn, Cur);
-  while (P && (isa<ExprWithCleanups>(P) || isa<ParenExpr>(P) ||
-               (isa<CStyleCastExpr>(P) && cast<Expr>(P)->getType()->isVoidType()))) {
-    Cur = P;
-    P = parent(Fn, P);
-  }
+  auto [Cur, P] = climb(Fn, S, statementWrappers);
   std::optional<TextEdit> Edit = ST.removeStatement(Cur->getSourceRange());
   if (!Edit) {
     block(Sink, DiagID::InMacro,

@@ -74,12 +74,9 @@ void UseWalker::walkRef(const DeclRefExpr *R, const FunctionDecl *Fn,
                            unsigned Depth, bool IsKernelParam, bool Editable,
                            ValueMode M, UseSink &Sink) {
   std::string Name = R->getDecl()->getNameAsString();
-  const Stmt *P = parent(Fn, R);
-  const Expr *Cur = R;
-  while (P && isa<ParenExpr>(P)) {
-    Cur = cast<Expr>(P);
-    P = parent(Fn, P);
-  }
+  Climbed Up = climb(Fn, R, parens);
+  const Expr *Cur = cast<Expr>(Up.Child);
+  const Stmt *P = Up.Parent;
   if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P)) {
     if (IC->getCastKind() == CK_LValueToRValue) {
       walkValue(IC, Fn, Depth, Editable ? R : nullptr, M, Sink);
@@ -172,12 +169,9 @@ void UseWalker::walkValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
 // A call argument's conversion to a pointer to non-const is judged with the
 // callee (handleCallArg): a helper that only reads may take it.
 bool UseWalker::isCallArgument(const FunctionDecl *Fn, const Expr *E) {
-  const Stmt *P = parent(Fn, E);
-  while (P && isa<ParenExpr>(P)) {
-    E = cast<Expr>(P);
-    P = parent(Fn, P);
-  }
-  const auto *CE = dyn_cast_or_null<CallExpr>(P);
+  Climbed Up = climb(Fn, E, parens);
+  E = cast<Expr>(Up.Child);
+  const auto *CE = dyn_cast_or_null<CallExpr>(Up.Parent);
   return CE && !isa<CUDAKernelCallExpr, CXXOperatorCallExpr>(CE) &&
          llvm::is_contained(CE->arguments(), E);
 }

@@ -22,19 +22,9 @@ const FunctionDecl *ArgumentArrays::kernelOfHandle(const VarDecl *F, const Funct
   if (Refs == index(Fn).Refs.end())
     return nullptr;
   for (const DeclRefExpr *R : Refs->second) {
-    const Stmt *Cur = R;
-    const Stmt *P = parent(Fn, Cur);
-    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P))) {
-      Cur = P;
-      P = parent(Fn, P);
-    }
+    auto [Cur, P] = climb(Fn, R, parensAndCasts);
     if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf) {
-      const Stmt *Q = parent(Fn, UO);
-      const Stmt *QC = UO;
-      while (Q && (isa<ParenExpr>(Q) || isa<ImplicitCastExpr>(Q) || isa<ExplicitCastExpr>(Q))) {
-        QC = Q;
-        Q = parent(Fn, Q);
-      }
+      auto [QC, Q] = climb(Fn, UO, parensAndCasts);
       const auto *Bind = dyn_cast_or_null<CallExpr>(Q);
       if (Bind && cudaApi(calleeName(Bind), ApiRole::HandleBind) && Bind->getNumArgs() == 2 &&
           Bind->getArg(0) == QC && !K) {
@@ -176,12 +166,7 @@ const VarDecl *ArgumentArrays::argumentArray(const CallExpr *CE, const CudaApi &
 }
 
 bool ArgumentArrays::isLaunchArguments(const DeclRefExpr *R, const FunctionDecl *Fn) {
-  const Stmt *Cur = R;
-  const Stmt *P = parent(Fn, Cur);
-  while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P))) {
-    Cur = P;
-    P = parent(Fn, P);
-  }
+  auto [Cur, P] = climb(Fn, R, parensAndCasts);
   const auto *Use = dyn_cast_or_null<CallExpr>(P);
   const CudaApi *UseApi = Use ? cudaApi(calleeName(Use), ApiRole::LaunchArray) : nullptr;
   return UseApi && Use->getNumArgs() > unsigned(UseApi->ArgsArg) &&

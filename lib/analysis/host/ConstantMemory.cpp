@@ -202,12 +202,7 @@ bool ConstantSymbols::copiesWholeDescriptor(const CallExpr *Call) {
 
 /// Host code: only whole-descriptor copies from the host into the symbol.
 void ConstantSymbols::classifyHostRef(Symbol &S, const DeclRefExpr *R, const FunctionDecl *Fn) {
-  const Stmt *Cur = R, *P = parent(Fn, R);
-  while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P) ||
-               (isa<UnaryOperator>(P) && cast<UnaryOperator>(P)->getOpcode() == UO_AddrOf))) {
-    Cur = P;
-    P = parent(Fn, P);
-  }
+  auto [Cur, P] = climb(Fn, R, parensCastsAndAddressOf);
   const auto *Call = dyn_cast_or_null<CallExpr>(P);
   std::string Callee = Call ? calleeName(Call) : "";
   bool WholeCopy = Call && cudaApi(Callee, ApiRole::SymbolCopy) && Call->getNumArgs() >= 3 &&
@@ -323,9 +318,7 @@ void ConstantSymbols::analyzeKernelUses(Symbol &S, const FunctionDecl *Fn,
   for (const DeclRefExpr *R : Refs) {
     if (inUnevaluatedOperand(R, Fn))
       continue;
-    const Stmt *P = parent(Fn, R);
-    while (P && isa<ParenExpr>(P))
-      P = parent(Fn, P);
+    const Stmt *P = climb(Fn, R, parens).Parent;
     if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf) {
       Walker.walkValue(UO, Fn, 0, nullptr, ValueMode::Pointer, Sink);
       continue;

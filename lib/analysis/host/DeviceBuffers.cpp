@@ -15,13 +15,7 @@ namespace tma::analysis {
 
 std::vector<TextEdit> HostBuffers::removeHostCall(const CallExpr *CE,
                                                    const FunctionDecl *Fn) {
-  const Stmt *Cur = CE;
-  const Stmt *P = parent(Fn, Cur);
-  while (P && (isa<ExprWithCleanups>(P) || isa<ParenExpr>(P) ||
-               (isa<CStyleCastExpr>(P) && cast<Expr>(P)->getType()->isVoidType()))) {
-    Cur = P;
-    P = parent(Fn, P);
-  }
+  auto [Cur, P] = climb(Fn, CE, statementWrappers);
   if (P && isa<CompoundStmt>(P)) {
     if (std::optional<TextEdit> E = ST.removeStatement(Cur->getSourceRange()))
       return {*E};
@@ -118,10 +112,9 @@ HostUse HostBuffers::classifyBufferUse(BufferStorage V, const Expr *R,
     S.Cur = UO;
     S.P = parent(Fn, UO);
   }
-  while (S.P && (isa<ParenExpr>(S.P) || isa<ImplicitCastExpr>(S.P) || isa<ExplicitCastExpr>(S.P))) {
-    S.Cur = S.P;
-    S.P = parent(Fn, S.P);
-  }
+  Climbed Up = climb(Fn, S.Cur, parensAndCasts);
+  S.Cur = Up.Child;
+  S.P = Up.Parent;
   const auto *Call = dyn_cast_or_null<CallExpr>(S.P);
   std::optional<std::pair<const FunctionDecl *, unsigned>> Forwarded;
   if (Call && !S.AddrTaken && Call->getDirectCallee())
@@ -200,10 +193,7 @@ std::vector<const Expr *> HostBuffers::storageRefs(BufferStorage S, const Functi
       Refs.push_back(R);
       continue;
     }
-    const Stmt *P = parent(Fn, R);
-    while (P && isa<ParenExpr>(P))
-      P = parent(Fn, P);
-    const auto *ME = dyn_cast_or_null<MemberExpr>(P);
+    const auto *ME = dyn_cast_or_null<MemberExpr>(climb(Fn, R, parens).Parent);
     const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
     if (F == S.Field && !ME->isArrow())
       Refs.push_back(ME);

@@ -5,6 +5,7 @@
 
 #include "StorageIndex.h"
 
+#include "../core/Climb.h"
 #include "../core/CudaApi.h"
 #include "../core/Launch.h"
 #include "../core/Types.h"
@@ -181,12 +182,7 @@ bool DeviceStorage::classifyValue(Group &G, const StorageNode &N, const Expr *V,
 }
 
 bool DeviceStorage::valueUsed(const Stmt *Call, const FunctionDecl *Fn) {
-  const Stmt *Cur = Call;
-  const Stmt *P = parent(Fn, Cur);
-  while (P && (isa<ParenExpr>(P) || isa<ExprWithCleanups>(P))) {
-    Cur = P;
-    P = parent(Fn, P);
-  }
+  auto [Cur, P] = climb(Call, [&](const Stmt *S) { return parent(Fn, S); }, parensAndCleanups);
   if (!P)
     return true;
   if (isa<CompoundStmt>(P))
@@ -221,12 +217,9 @@ void DeviceStorage::addUse(Group &G, HostUseKind K, const CallExpr *Call, const 
 /// `cudaMalloc(&p, sizeof(CUtensorMap))`: p = new CUtensorMap.
 bool DeviceStorage::classifyAlloc(Group &G, const StorageNode &N, const Expr *Cur,
                                   const StorageRef &R) {
-  const Stmt *P = parent(R.Fn, Cur);
-  while (P && (isa<ParenExpr>(P) || isa<CastExpr>(P))) {
-    Cur = cast<Expr>(P);
-    P = parent(R.Fn, P);
-  }
-  const auto *Call = dyn_cast_or_null<CallExpr>(P);
+  Climbed Up = climb(Cur, [&](const Stmt *S) { return parent(R.Fn, S); }, parensAndCasts);
+  Cur = cast<Expr>(Up.Child);
+  const auto *Call = dyn_cast_or_null<CallExpr>(Up.Parent);
   const CudaApi *Api = cudaApiOf(Call);
   if (!Api || Api->Role != ApiRole::Alloc || Api->Dest < 0 ||
       Call->getNumArgs() <= unsigned(std::max(Api->Dest, Api->SizeArg)) ||

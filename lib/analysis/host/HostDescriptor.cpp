@@ -10,18 +10,17 @@ using namespace clang;
 
 namespace tma::analysis {
 
+/// A part of the object: `(h)`, `h.field`, `h[i]` (its base), `h` decayed.
+static bool partOfObject(const Stmt *P, const Stmt *Child) {
+  const auto *AS = dyn_cast<ArraySubscriptExpr>(P);
+  const auto *IC = dyn_cast<ImplicitCastExpr>(P);
+  return isa<ParenExpr, MemberExpr>(P) || (AS && AS->getBase() == Child) ||
+         (IC && IC->getCastKind() == CK_ArrayToPointerDecay);
+}
+
 HostRefKind classifyHostRef(const DeclRefExpr *R, ParentMap &PM) {
-  const Stmt *Cur = R;
-  const Stmt *P = PM.getParent(Cur);
-  auto Up = [&] {
-    Cur = P;
-    P = PM.getParent(P);
-  };
-  while (P && (isa<ParenExpr>(P) || isa<MemberExpr>(P) ||
-               (isa<ArraySubscriptExpr>(P) && cast<ArraySubscriptExpr>(P)->getBase() == Cur) ||
-               (isa<ImplicitCastExpr>(P) &&
-                cast<ImplicitCastExpr>(P)->getCastKind() == CK_ArrayToPointerDecay)))
-    Up();
+  auto Parent = [&](const Stmt *S) { return PM.getParent(S); };
+  auto [Cur, P] = climb(R, Parent, partOfObject);
   if (!P)
     return HostRefKind::Write;
   if (const auto *IC = dyn_cast<ImplicitCastExpr>(P))
@@ -36,15 +35,13 @@ HostRefKind classifyHostRef(const DeclRefExpr *R, ParentMap &PM) {
   if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
     if (UO->getOpcode() != UO_AddrOf)
       return HostRefKind::Write;
-    Up();
-    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P)))
-      Up();
-    const auto *CE = dyn_cast_or_null<CallExpr>(P);
+    Climbed Address = climb(UO, Parent, parensAndCasts);
+    const auto *CE = dyn_cast_or_null<CallExpr>(Address.Parent);
     if (!CE)
       return HostRefKind::AddressEscapes;
     const FunctionDecl *FD = CE->getDirectCallee();
     for (unsigned I = 0; FD && I < CE->getNumArgs() && I < FD->getNumParams(); ++I)
-      if (CE->getArg(I) == Cur) {
+      if (CE->getArg(I) == Address.Child) {
         QualType T = FD->getParamDecl(I)->getType();
         if (T->isPointerType() && T->getPointeeType().isConstQualified())
           return HostRefKind::Read;

@@ -16,12 +16,7 @@ void KernelRefs::analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn) 
   if (Pass.AcceptedKernelRefs.contains(R))
     return;
   if (Fn && Fn->getBody()) {
-    const Stmt *Cur = R;
-    const Stmt *P = parent(Fn, Cur);
-    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
-      Cur = P;
-      P = parent(Fn, P);
-    }
+    auto [Cur, P] = climb(Fn, R, parensAndImplicitCasts);
     if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(P))
       if (KC->getCallee() == Cur)
         return;

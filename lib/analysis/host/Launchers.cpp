@@ -23,12 +23,7 @@ Launchers::launcherTarget(const FunctionDecl *L, unsigned ParamIndex, const Stmt
   if (Refs == index(Def).Refs.end())
     return std::nullopt;
   for (const DeclRefExpr *R : Refs->second) {
-    const Stmt *Cur = R;
-    const Stmt *P = parent(Def, Cur);
-    while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
-      Cur = P;
-      P = parent(Def, P);
-    }
+    auto [Cur, P] = climb(Def, R, parensAndImplicitCasts);
     std::optional<KernelLaunch> KL = asLaunch(P);
     std::optional<std::pair<const FunctionDecl *, unsigned>> This;
     if (KL) {

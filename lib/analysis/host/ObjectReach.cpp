@@ -36,14 +36,13 @@ bool isCallableType(QualType T) {
   return false;
 }
 
-const Stmt *skipTransparent(const Stmt *P, const Stmt *&Cur,
-                            llvm::function_ref<const Stmt *(const Stmt *)> Parent) {
-  while (P && (isa<ParenExpr>(P) || isa<ExprWithCleanups>(P) || isa<MaterializeTemporaryExpr>(P) ||
-               isa<CXXBindTemporaryExpr>(P))) {
-    Cur = P;
-    P = Parent(P);
-  }
-  return P;
+/// From \p P, the parent of \p Cur, past what wraps a temporary.
+const Stmt *skipTransparent(const Stmt *P, const Stmt *&Cur, ParentOf Parent) {
+  if (!P || !temporaryWrappers(P, Cur))
+    return P;
+  Climbed C = climb(P, Parent, temporaryWrappers);
+  Cur = C.Child;
+  return C.Parent;
 }
 } // namespace
 
@@ -337,12 +336,7 @@ ObjectUse ObjectReach::useOfName(const DeclRefExpr *R, const VarDecl *V, const F
   if (!T->isPointerType() || (V->getType()->isReferenceType() && DevicePointer))
     return objectUse(R, Fn, Depth, DevicePointer);
   // A pointer: its value reaches the object; the variable itself does not.
-  const Stmt *Cur = R;
-  const Stmt *P = parent(Fn, Cur);
-  while (P && isa<ParenExpr>(P)) {
-    Cur = P;
-    P = parent(Fn, P);
-  }
+  auto [Cur, P] = climb(Fn, R, parens);
   if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
       IC && IC->getCastKind() == CK_LValueToRValue)
     return pointerUse(IC, Fn, Depth, DevicePointer);
@@ -632,11 +626,7 @@ ObjectReach::lambdaRunsBetween(const ObjectQuery &Q, const LambdaExpr *LE, const
   for (const DeclRefExpr *HR : refsOf(Fn, Holder)) {
     if (inInterval(Q.CopyTop, Q.End, HR, Fn))
       return Runs(Name, HR);
-    const Stmt *X = HR, *XP = Parent(HR);
-    while (XP && (isa<ImplicitCastExpr>(XP) || isa<ParenExpr>(XP))) {
-      X = XP;
-      XP = Parent(XP);
-    }
+    auto [X, XP] = analysis::climb(HR, Parent, parensAndImplicitCasts);
     const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(XP);
     bool Called = OC && OC->getOperator() == OO_Call && OC->getArg(0) == X;
     if (!Called && beforeEnd(HR, Q.End, Fn))
@@ -650,12 +640,7 @@ std::optional<std::string> ObjectReach::deviceCopyLeak(const Expr *R, const Func
   if (const LambdaExpr *LE = outermostLambda(R, Fn))
     return "the lambda at line " + std::to_string(ST.point(LE->getBeginLoc()).Line) +
            ", which captures it";
-  const Stmt *Cur = R;
-  const Stmt *P = parent(Fn, Cur);
-  while (P && isa<ParenExpr>(P)) {
-    Cur = P;
-    P = parent(Fn, P);
-  }
+  auto [Cur, P] = climb(Fn, R, parens);
   if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf)
     return "a pointer to it, taken here";
   const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
@@ -682,10 +667,7 @@ bool ObjectReach::isFollowedDeviceAlias(const VarDecl *V, const FunctionDecl *Fn
       !isDescriptorPointer(V->getType()))
     return false;
   for (const DeclRefExpr *R : refsOf(Fn, V)) {
-    const Stmt *P = parent(Fn, R);
-    while (P && isa<ParenExpr>(P))
-      P = parent(Fn, P);
-    const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
+    const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(climb(Fn, R, parens).Parent);
     if (!IC || IC->getCastKind() != CK_LValueToRValue || outermostLambda(R, Fn))
       return false; // assigned, its address taken, or captured
   }

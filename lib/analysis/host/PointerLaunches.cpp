@@ -111,12 +111,7 @@ std::optional<PointerLaunches::Reason>
 PointerLaunches::whyUseUnseen(const DeclRefExpr *R, const FunctionDecl *Fn,
                               const Launches &Calls,
                               std::vector<const DeclRefExpr *> &Targets) {
-  const Stmt *Cur = R, *P = parent(Fn, R);
-  while (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) ||
-               (isa<UnaryOperator>(P) && cast<UnaryOperator>(P)->getOpcode() == UO_Deref))) {
-    Cur = P;
-    P = parent(Fn, P);
-  }
+  auto [Cur, P] = climb(Fn, R, parensImplicitCastsAndDeref);
   if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(P);
       KC && KC->getCallee() == Cur && llvm::is_contained(Calls, KC))
     return std::nullopt;

@@ -313,12 +313,7 @@ bool UploadAnalysis::launchUses(const Stmt *S, const Expr *Value) {
 /// a launch.
 std::optional<Blocker> UploadAnalysis::checkCacheUse(const DeclRefExpr *VR, const VarDecl *Cache,
                                                      const FunctionDecl *Caller) {
-  const Stmt *C = VR;
-  const Stmt *Q = parent(Caller, C);
-  while (Q && isa<ParenExpr>(Q)) {
-    C = Q;
-    Q = parent(Caller, Q);
-  }
+  auto [C, Q] = climb(Caller, VR, parens);
   if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Q);
       BO && BO->getOpcode() == BO_Assign && BO->getLHS() == C) {
     const auto *RC = dyn_cast<CallExpr>(BO->getRHS()->IgnoreImplicit());
@@ -328,11 +323,7 @@ std::optional<Blocker> UploadAnalysis::checkCacheUse(const DeclRefExpr *VR, cons
                    UName + "'",
                BO->getBeginLoc());
   }
-  const Stmt *Use = Q;
-  while (Use && (isa<ParenExpr>(Use) ||
-                 (isa<ImplicitCastExpr>(Use) &&
-                  cast<ImplicitCastExpr>(Use)->getCastKind() != CK_PointerToBoolean)))
-    Use = parent(Caller, Use);
+  const Stmt *Use = Q && parensAndValueCasts(Q, C) ? climb(Caller, Q, parensAndValueCasts).Parent : Q;
   if (isNullTest(Use, Ctx) || launchUses(Use, VR))
     return std::nullopt;
   return why("the cache '" + Cache->getNameAsString() + "', which holds the result of '" + UName +
@@ -372,17 +363,15 @@ std::optional<Blocker> UploadAnalysis::checkLocalUse(const DeclRefExpr *VR, cons
   const Stmt *C = VR;
   const Stmt *Q = parent(Caller, C);
   auto ClimbImplicit = [&] {
-    while (Q && (isa<ParenExpr>(Q) || isa<ImplicitCastExpr>(Q))) {
-      C = Q;
-      Q = parent(Caller, Q);
-    }
+    Climbed Up = climb(Caller, C, parensAndImplicitCasts);
+    C = Up.Child;
+    Q = Up.Parent;
   };
   ClimbImplicit();
   if (launchUses(Q, VR))
     return std::nullopt;
   while (Q && isa<ExplicitCastExpr>(Q)) { // cudaFree((void *)p)
     C = Q;
-    Q = parent(Caller, Q);
     ClimbImplicit();
   }
   const auto *FreeCall = dyn_cast_or_null<CallExpr>(Q);
@@ -475,9 +464,7 @@ void UploadAnalysis::assembleGroup() {
 std::optional<Blocker> UploadAnalysis::checkCaller(const DeclRefExpr *R,
                                                    const FunctionDecl *Caller) {
   const CallExpr *Call = directCallOf(R, Caller);
-  const Stmt *Up = Call ? parent(Caller, Call) : nullptr;
-  while (Up && isa<ExprWithCleanups, ImplicitCastExpr, ParenExpr>(Up))
-    Up = parent(Caller, Up);
+  const Stmt *Up = Call ? climb(Caller, Call, parensImplicitCastsAndCleanups).Parent : nullptr;
   if (Call && !Caller->hasAttr<CUDADeviceAttr>() && !Caller->hasAttr<CUDAGlobalAttr>() &&
       launchUses(Up, Call))
     return std::nullopt;

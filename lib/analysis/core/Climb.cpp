@@ -35,6 +35,10 @@ bool temporaryWrappers(const Stmt *P, const Stmt *) {
   return isa<ParenExpr, ExprWithCleanups, MaterializeTemporaryExpr, CXXBindTemporaryExpr>(P);
 }
 
+bool parensCastsAndTemporaries(const Stmt *P, const Stmt *C) {
+  return parensAndCasts(P, C) || isa<MaterializeTemporaryExpr>(P);
+}
+
 bool parensCastsAndAddressOf(const Stmt *P, const Stmt *C) {
   const auto *UO = dyn_cast<UnaryOperator>(P);
   return parensAndCasts(P, C) || (UO && UO->getOpcode() == UO_AddrOf);

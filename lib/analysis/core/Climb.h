@@ -35,6 +35,9 @@ bool statementWrappers(const clang::Stmt *P, const clang::Stmt *);
 bool parensAndCleanups(const clang::Stmt *P, const clang::Stmt *);
 /// What wraps a temporary: cleanups, `(e)`, materialisation, binding.
 bool temporaryWrappers(const clang::Stmt *P, const clang::Stmt *);
+/// `(e)`, every conversion, and the temporary a reference binds
+/// (`cudaLaunchKernelEx(&cfg, k, (const CUtensorMap *)d)`).
+bool parensCastsAndTemporaries(const clang::Stmt *P, const clang::Stmt *);
 /// `(e)`, conversions, and `&e`: a name whose address goes somewhere.
 bool parensCastsAndAddressOf(const clang::Stmt *P, const clang::Stmt *);
 /// `(e)`, implicit conversions, and `*e`: a function pointer called.

@@ -138,6 +138,11 @@ struct PassContext {
   /// `&d` in an argument array: the variable's reference -> (kernel, slot).
   llvm::DenseMap<const clang::DeclRefExpr *, std::pair<const clang::FunctionDecl *, unsigned>>
       ArraySlots;
+  /// Every `&storage` slot of a resolved argument array (a variable, a
+  /// field, a global): the storage's expression -> (kernel, slot), for the
+  /// storage rule.
+  llvm::DenseMap<const clang::Expr *, std::pair<const clang::FunctionDecl *, unsigned>>
+      ArraySlotExprs;
   /// Index of each descriptor parameter's facts in Out.Params, by key.
   std::map<std::string, size_t> ParamSlot;
   /// The copies into each device buffer and its other uses (HostBuffers).

@@ -10,8 +10,8 @@ using namespace clang;
 namespace tma::analysis {
 
 const FunctionDecl *ArgumentArrays::kernelOfHandle(const VarDecl *F, const FunctionDecl *Fn,
-                                                 const DeclRefExpr *&Bound,
-                                                 std::string &WhyNot) {
+                                                 const DeclRefExpr *&Bound, std::string &WhyNot,
+                                                 const VarDecl *CopiedTo) {
   Bound = nullptr;
   if (isa<ParmVarDecl>(F) || !F->hasLocalStorage() || F->isStaticLocal()) {
     WhyNot = "the function handle '" + F->getNameAsString() + "' is not a local variable";
@@ -42,6 +42,11 @@ const FunctionDecl *ArgumentArrays::kernelOfHandle(const VarDecl *F, const Funct
                spelled(cast<Expr>(Bind ? static_cast<const Stmt *>(Bind) : UO)) + "'";
       return nullptr;
     }
+    // The initialiser of the handle this one is copied into
+    // (`CUfunction f = (CUfunction)fn;`), which is checked on its own.
+    if (const auto *DS = dyn_cast_or_null<DeclStmt>(P);
+        DS && CopiedTo && CopiedTo->getInit() == Cur && llvm::is_contained(DS->decls(), CopiedTo))
+      continue;
     if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
       std::string Name = calleeName(CE);
       const CudaApi *Api = cudaApi(Name, ApiRole::LaunchArray);
@@ -55,6 +60,12 @@ const FunctionDecl *ArgumentArrays::kernelOfHandle(const VarDecl *F, const Funct
              "' is used here other than to launch or query the kernel";
     return nullptr;
   }
+  // A copy of another local handle (through a cast: `CUfunction f =
+  // (CUfunction)fn;`) holds the kernel that handle is bound to.
+  const auto *From = !K && F->getInit() ? dyn_cast<DeclRefExpr>(stripCasts(F->getInit())) : nullptr;
+  const auto *FromVar = From ? dyn_cast<VarDecl>(From->getDecl()) : nullptr;
+  if (FromVar && FromVar != F && !CopiedTo)
+    return kernelOfHandle(FromVar, Fn, Bound, WhyNot, F);
   if (!K)
     WhyNot = "the function handle '" + F->getNameAsString() +
              "' is not set by cudaGetFuncBySymbol in '" + Fn->getQualifiedNameAsString() + "'";
@@ -181,19 +192,23 @@ bool ArgumentArrays::readDescriptorSlots(KernelLaunch &KL, const VarDecl *Array,
   for (unsigned I : descriptorParamIndexes(K)) {
     const Expr *Slot = stripCasts(Init->getInit(I));
     const auto *A = dyn_cast<UnaryOperator>(Slot);
-    const auto *DR = A && A->getOpcode() == UO_AddrOf
-                         ? dyn_cast<DeclRefExpr>(A->getSubExpr()->IgnoreParens())
-                         : nullptr;
-    if (!DR || !isa<VarDecl>(DR->getDecl())) {
+    // `&d`, `&plan.device`, `&g_cache`: the storage of the pointer the
+    // kernel's parameter receives, traced as a launch argument.
+    const Expr *Storage = A && A->getOpcode() == UO_AddrOf ? A->getSubExpr()->IgnoreParens() : nullptr;
+    const auto *DR = dyn_cast_or_null<DeclRefExpr>(Storage);
+    const auto *ME = dyn_cast_or_null<MemberExpr>(Storage);
+    if (!(DR && isa<VarDecl>(DR->getDecl())) && !(ME && isa<FieldDecl>(ME->getMemberDecl()))) {
       refuseArrayLaunch(cast<CallExpr>(KL.E), K, Fn, DiagID::HostNotTraceable,
                         "slot " + std::to_string(I) + " of '" + Array->getNameAsString() +
                             "' ('" + spelled(Init->getInit(I)) +
-                            "') is not the address of a variable",
+                            "') is not the address of a variable or field",
                         Init->getInit(I)->getBeginLoc());
       return false;
     }
-    Pass.ArraySlots[DR] = {K, I};
-    KL.Args[I] = DR;
+    if (DR)
+      Pass.ArraySlots[DR] = {K, I};
+    Pass.ArraySlotExprs[Storage] = {K, I};
+    KL.Args[I] = Storage;
   }
   return true;
 }

@@ -18,11 +18,14 @@ public:
 
 private:
   /// The kernel a CUfunction handle holds: bound once by
-  /// cudaGetFuncBySymbol(&f, kernel) and otherwise only launched or queried.
+  /// cudaGetFuncBySymbol(&f, kernel), or initialised from one local handle
+  /// so bound, and otherwise only launched or queried (\p CopiedTo: the
+  /// handle whose initialiser copies this one, a use that is allowed).
   const clang::FunctionDecl *kernelOfHandle(const clang::VarDecl *F,
                                             const clang::FunctionDecl *Fn,
                                             const clang::DeclRefExpr *&Bound,
-                                            std::string &WhyNot);
+                                            std::string &WhyNot,
+                                            const clang::VarDecl *CopiedTo = nullptr);
   /// The kernel \p CE launches (named, or held by a CUfunction handle), and
   /// in \p Sym the reference that names it; null when it is not seen.
   const clang::FunctionDecl *launchedKernel(const clang::CallExpr *CE, const CudaApi &Api,

@@ -112,7 +112,7 @@ HostUse HostBuffers::classifyBufferUse(BufferStorage V, const Expr *R,
     S.Cur = UO;
     S.P = parent(Fn, UO);
   }
-  Climbed Up = climb(Fn, S.Cur, parensAndCasts);
+  Climbed Up = climb(Fn, S.Cur, parensCastsAndTemporaries);
   S.Cur = Up.Child;
   S.P = Up.Parent;
   const auto *Call = dyn_cast_or_null<CallExpr>(S.P);

@@ -209,7 +209,12 @@ void DeviceStorage::addUse(Group &G, HostUseKind K, const CallExpr *Call, const 
     refuse(G, Call, "this " + U.What + " is spelled inside a macro body");
     return;
   }
-  std::string Text = valueUsed(Call, R.Fn) ? "(" + Effect + ", cudaSuccess)" : Effect;
+  // The error code the call returned, where it is used: the runtime's or
+  // the driver's success.
+  const CudaApi *Api = cudaApiOf(Call);
+  const char *Success =
+      Api && !Api->Name.starts_with("cuda") ? "CUDA_SUCCESS" : "cudaSuccess";
+  std::string Text = valueUsed(Call, R.Fn) ? "(" + Effect + ", " + Success + ")" : Effect;
   U.Removal.push_back(ST.replace(*Range, Text));
   G.R.Uses.push_back(std::move(U));
 }
@@ -296,6 +301,24 @@ TextEdit DeviceStorage::derefEdit(const Expr *A, CharSourceRange Range) {
   bool Postfix = isa<DeclRefExpr, MemberExpr, ParenExpr, CallExpr, ArraySubscriptExpr>(
       A->IgnoreParenImpCasts());
   return ST.replace(Range, Postfix ? "*" + Text : "*(" + Text + ")");
+}
+
+/// `&p` as a slot of a launch's argument array (`void *args[] = {&p, ...}`):
+/// the slot then takes `p` itself, the address of the host descriptor.
+bool DeviceStorage::classifyArraySlot(Group &G, const UnaryOperator *Addr, const Expr *Storage,
+                                      const FunctionDecl *Kernel, unsigned Index) {
+  std::optional<CharSourceRange> Slot = ST.fileRange(Addr->getSourceRange());
+  std::optional<CharSourceRange> Named = ST.fileRange(Storage->getSourceRange());
+  if (!Slot || !Named)
+    return refuse(G, Addr, "the argument array's slot is spelled inside a macro body");
+  // A `const CUtensorMap *` needs the cast that drops its const: the slot
+  // is a `void *`, and the launch only reads it.
+  bool Const = Storage->getType()->getPointeeType().isConstQualified();
+  std::string Text = Const ? "(void *)" + ST.text(*Named) : ST.text(*Named);
+  G.R.Launches.push_back({Kernel, Index, ST.point(Addr->getBeginLoc()), ST.replace(*Slot, Text)});
+  G.R.Touched.insert(ST.point(Addr->getBeginLoc()));
+  G.R.Touched.insert(ST.point(Storage->getBeginLoc()));
+  return true;
 }
 
 bool DeviceStorage::classifyPointerLaunch(Group &G, const CallExpr *Call, const Expr *Cur) {
@@ -475,6 +498,19 @@ bool DeviceStorage::classifyParent(Group &G, const StorageNode &N, const Storage
   return refuse(G, P, Name + " is used here in a way the tool does not follow");
 }
 
+/// `(CUdeviceptr)d` as the device address of a driver copy or free
+/// (`cuMemcpyHtoD((CUdeviceptr)d, &h, n)`): the pointer, in the integer the
+/// driver API takes for it.
+bool DeviceStorage::isDriverAddress(const ExplicitCastExpr *EC, const FunctionDecl *Fn) {
+  if (!EC->getType()->isIntegerType() || Ctx.getTypeSize(EC->getType()) != 64)
+    return false;
+  auto [Cur, P] = climb(EC, [&](const Stmt *S) { return parent(Fn, S); }, parensAndImplicitCasts);
+  const auto *Call = dyn_cast_or_null<CallExpr>(P);
+  const CudaApi *Api = cudaApiOf(Call);
+  return Api && (Api->Role == ApiRole::Copy || Api->Role == ApiRole::Free) && Api->Dest >= 0 &&
+         unsigned(Api->Dest) < Call->getNumArgs() && Call->getArg(Api->Dest) == Cur;
+}
+
 bool DeviceStorage::classifyUse(Group &G, const StorageNode &N, const StorageRef &R) {
   if (!G.SeenUses.insert(R.E).second)
     return true;
@@ -486,15 +522,19 @@ bool DeviceStorage::classifyUse(Group &G, const StorageNode &N, const StorageRef
   G.R.Touched.insert(ST.point(R.E->getBeginLoc()));
   const Expr *Cur = R.E;
   const Stmt *P = parent(R.Fn, Cur);
-  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf)
+  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf) {
+    if (auto Slot = In.ArraySlotOf ? In.ArraySlotOf(R.E) : std::nullopt)
+      return classifyArraySlot(G, UO, R.E, Slot->first, Slot->second);
     return classifyAlloc(G, N, UO, R);
+  }
   // Climb what passes the pointer on unchanged.
   while (P) {
     if (const auto *IC = dyn_cast<ImplicitCastExpr>(P)) {
       if (IC->getCastKind() == CK_PointerToBoolean)
         return true; // a null test
     } else if (const auto *EC = dyn_cast<ExplicitCastExpr>(P)) {
-      if (!EC->getType()->isPointerType() && !EC->getType()->isVoidType())
+      if (!EC->getType()->isPointerType() && !EC->getType()->isVoidType() &&
+          !isDriverAddress(EC, R.Fn))
         return refuse(G, EC, "'" + N.Name + "' is converted to a non-pointer here");
     } else if (const auto *CO = dyn_cast<ConditionalOperator>(P)) {
       if (CO->getCond() == Cur)

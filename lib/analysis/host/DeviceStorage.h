@@ -74,6 +74,10 @@ struct StorageInputs {
   /// The kernels a `<<<>>>` launch through a function-pointer variable may
   /// run, when every one is known (PointerLaunches); empty otherwise.
   std::function<std::vector<const clang::FunctionDecl *>(const clang::CallExpr *)> PointerTargets;
+  /// The (kernel, parameter) whose slot of a resolved argument array is
+  /// `&E` (ArgumentArrays), or none.
+  std::function<std::optional<std::pair<const clang::FunctionDecl *, unsigned>>(const clang::Expr *)>
+      ArraySlotOf;
 };
 
 /// The storage analysis (host/DeviceStorage.cpp). One walk indexes every
@@ -108,6 +112,9 @@ private:
   std::unique_ptr<StorageIndex> Idx;
 
   const clang::Stmt *parent(const clang::FunctionDecl *Fn, const clang::Stmt *S);
+  bool classifyArraySlot(Group &G, const clang::UnaryOperator *Addr, const clang::Expr *Storage,
+                         const clang::FunctionDecl *Kernel, unsigned Index);
+  bool isDriverAddress(const clang::ExplicitCastExpr *EC, const clang::FunctionDecl *Fn);
   /// The storage \p E reads (a variable, a field, a call's result), if any.
   std::optional<std::string> storageOf(const clang::Expr *E);
   /// Adds the storage \p Key to \p G; false (refused) when it is open.

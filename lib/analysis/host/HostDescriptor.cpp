@@ -222,7 +222,10 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
         const auto *D = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
         return D && D->getDecl() == H;
       });
-      if (NamesIt || !llvm::StringRef(Name).starts_with("cuda"))
+      // A call that writes only what it is given by name (`config.blockDim
+      // = dim3(2)` on a local struct) cannot reach heap or pinned memory.
+      bool MayReach = !llvm::StringRef(Name).starts_with("cuda") && Reach.mayWriteUnnamed(Call);
+      if (NamesIt || MayReach)
         return Blocker{DiagID::HostNotTraceable,
                        "'" + (Name.empty() ? spelled(Call) : Name) +
                            "' runs between the copy and the launch and may change '*" +

@@ -9,6 +9,7 @@
 #include "ObjectReach.h"
 #include "UploadHelpers.h"
 
+#include "../core/CudaApi.h"
 #include "clang/AST/ExprCXX.h"
 
 using namespace clang;
@@ -16,6 +17,21 @@ using namespace clang;
 namespace tma::analysis {
 
 namespace {
+/// `(const T *)v` or `static_cast<const T *>(v)` of a `T *` variable: the
+/// variable's reference, or null.
+const DeclRefExpr *throughConstCast(const Expr *E) {
+  const auto *C = dyn_cast<ExplicitCastExpr>(E);
+  if (!C || !isa<CStyleCastExpr, CXXStaticCastExpr>(C) || !C->getType()->isPointerType())
+    return nullptr;
+  const Expr *Sub = C->getSubExpr()->IgnoreParenImpCasts();
+  QualType From = Sub->getType(), To = C->getType();
+  if (!From->isPointerType() ||
+      From->getPointeeType().getUnqualifiedType().getCanonicalType() !=
+          To->getPointeeType().getUnqualifiedType().getCanonicalType())
+    return nullptr;
+  return dyn_cast<DeclRefExpr>(Sub);
+}
+
 using Flow = FlowAnswer (LaunchArgs::*)(const LaunchArg &, LaunchSite &);
 /// The host flows in catalogue order; the first that claims an argument
 /// decides it, so the refusals that guard the later flows come before them.
@@ -50,8 +66,16 @@ void LaunchArgs::analyzeLaunchArg(const KernelLaunch &KL, unsigned Index,
                                   const std::vector<TextEdit> &Extra) {
   if (Index >= KL.Args.size())
     return;
-  LaunchArg A{KL, Index, Fn, Depth, Extra, KL.Args[Index], nullptr, nullptr};
+  LaunchArg A{KL, Index, Fn, Depth, Extra, KL.Args[Index], nullptr, nullptr, nullptr};
   A.Ref = dyn_cast<DeclRefExpr>(A.Arg->IgnoreParenImpCasts());
+  A.Spelled = A.Ref;
+  if (!A.Ref) // `(const CUtensorMap *)d`, of a local: the cast goes with the argument
+    if (const DeclRefExpr *R = throughConstCast(A.Arg->IgnoreParenImpCasts());
+        R && isa<VarDecl>(R->getDecl()) && !isa<ParmVarDecl>(R->getDecl()) &&
+        cast<VarDecl>(R->getDecl())->hasLocalStorage()) {
+      A.Ref = R;
+      A.Spelled = A.Arg->IgnoreParenImpCasts();
+    }
   A.Var = A.Ref ? dyn_cast<VarDecl>(A.Ref->getDecl()) : nullptr;
   LaunchSite LS;
   if (KL.ForeignLauncher) {
@@ -239,7 +263,7 @@ FlowAnswer LaunchArgs::uploadHelperCall(const LaunchArg &A, LaunchSite &LS) {
 FlowAnswer LaunchArgs::uploadHelperVariable(const LaunchArg &A, LaunchSite &LS) {
   const FunctionDecl *Helper =
       uploadHelperCalled(A.Var->getInit() ? A.Var->getInit()->IgnoreImplicit() : nullptr);
-  if (!Helper)
+  if (!Helper || A.Spelled != A.Ref) // its edits name the variable, not a cast
     return FlowAnswer::notMine();
   return passHelperResult(Helper, A.Var->getNameAsString(), LS);
 }
@@ -247,7 +271,7 @@ FlowAnswer LaunchArgs::uploadHelperVariable(const LaunchArg &A, LaunchSite &LS) 
 // H1-H3: a device buffer: the copy that reaches the launch, unchanged
 // until it, reads a host descriptor the launch can pass by value.
 FlowAnswer LaunchArgs::deviceBuffer(const LaunchArg &A, LaunchSite &LS) {
-  return traceDeviceCopy(A, A.Var, A.Ref, LS);
+  return traceDeviceCopy(A, A.Var, A.Spelled, LS);
 }
 
 // H1 through an alias: `CUtensorMap *alias = d;`, only read after: the
@@ -256,7 +280,7 @@ FlowAnswer LaunchArgs::deviceBufferAlias(const LaunchArg &A, LaunchSite &LS) {
   const VarDecl *D = Reach.aliasedDeviceCopy(A.Var, A.Fn);
   if (!D)
     return FlowAnswer::notMine();
-  return traceDeviceCopy(A, D, A.Ref, LS);
+  return traceDeviceCopy(A, D, A.Spelled, LS);
 }
 
 /// The local struct variable and pointer field of `plan.device`, or none.
@@ -323,8 +347,36 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
     return refuse(DiagID::InMacro, "the argument '" + Name + "' is spelled inside a macro body",
                   A.Arg->getBeginLoc());
   LS.HostDescriptor = HostDescriptor;
+  // `&d` in a `void *` argument array becomes `&h`; a const host descriptor
+  // needs the cast that drops its const (the launch only reads it).
+  if (const Expr *Slot = A.KL.ArgsDecl ? uncastAddressOf(Spelled, A.Fn) : nullptr;
+      Slot && readsConstHost(Reaching->Call))
+    if (std::optional<CharSourceRange> SlotRange = ST.fileRange(Slot->getSourceRange())) {
+      LS.Edits.push_back(ST.replace(*SlotRange, "(void *)&" + LS.HostDescriptor));
+      return FlowAnswer::accepted();
+    }
   LS.Edits.push_back(ST.replace(*ArgRange, LS.HostDescriptor));
   return FlowAnswer::accepted();
+}
+
+/// `&d` around \p E, written with no cast around it, or null.
+const Expr *LaunchArgs::uncastAddressOf(const Expr *E, const FunctionDecl *Fn) {
+  Climbed Up = climb(Fn, E, parens);
+  const auto *UO = dyn_cast_or_null<UnaryOperator>(Up.Parent);
+  if (!UO || UO->getOpcode() != UO_AddrOf)
+    return nullptr;
+  return isa_and_nonnull<ExplicitCastExpr>(climb(Fn, UO, parensAndImplicitCasts).Parent) ? nullptr
+                                                                                       : UO;
+}
+
+/// Does the copy read a const host descriptor (`&h` of a `const
+/// CUtensorMap &h`, a `const CUtensorMap *` staged pointer)?
+bool LaunchArgs::readsConstHost(const CallExpr *Copy) {
+  const CudaApi *Api = cudaApiOf(Copy);
+  if (!Api || Api->Src < 0 || unsigned(Api->Src) >= Copy->getNumArgs())
+    return false;
+  QualType T = Copy->getArg(Api->Src)->IgnoreParenImpCasts()->getType();
+  return T->isPointerType() && T->getPointeeType().isConstQualified();
 }
 
 } // namespace tma::analysis

@@ -21,6 +21,9 @@ struct LaunchArg {
   const clang::Expr *Arg;
   const clang::DeclRefExpr *Ref; // Arg names a variable: the reference, or null
   const clang::VarDecl *Var;     // ... and the variable, or null
+  /// What the host descriptor replaces: Ref, or the cast around it that
+  /// only adds `const` (`(const CUtensorMap *)d`).
+  const clang::Expr *Spelled;
 };
 
 
@@ -80,6 +83,8 @@ private:
                                          const clang::FunctionDecl *Fn);
   FlowAnswer traceDeviceCopy(const LaunchArg &A, BufferStorage S, const clang::Expr *Spelled,
                              LaunchSite &LS);
+  const clang::Expr *uncastAddressOf(const clang::Expr *E, const clang::FunctionDecl *Fn);
+  bool readsConstHost(const clang::CallExpr *Copy);
   FlowAnswer passHelperResult(const clang::FunctionDecl *Helper, std::string Passed,
                               LaunchSite &LS);
   FlowAnswer passCachedDescriptor(const LaunchArg &A, const clang::FunctionDecl *Helper,

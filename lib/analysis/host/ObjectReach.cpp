@@ -19,23 +19,6 @@ bool isLocalVariable(const VarDecl *V) {
   return V && V->hasLocalStorage() && !V->isStaticLocal() && !isa<ParmVarDecl>(V);
 }
 
-/// A callable object: a closure, or anything with an operator().
-bool isCallableType(QualType T) {
-  T = T.getNonReferenceType();
-  if (T->isFunctionPointerType() || T->isMemberFunctionPointerType() ||
-      T->isBlockPointerType())
-    return true;
-  const auto *RD = T->getAsCXXRecordDecl();
-  if (!RD || !RD->hasDefinition())
-    return false;
-  if (RD->isLambda())
-    return true;
-  for (const CXXMethodDecl *M : RD->methods())
-    if (M->getOverloadedOperator() == OO_Call)
-      return true;
-  return false;
-}
-
 /// From \p P, the parent of \p Cur, past what wraps a temporary.
 const Stmt *skipTransparent(const Stmt *P, const Stmt *&Cur, ParentOf Parent) {
   if (!P || !temporaryWrappers(P, Cur))
@@ -347,113 +330,6 @@ ObjectUse ObjectReach::useOfName(const DeclRefExpr *R, const VarDecl *V, const F
     return make(Effect::Read, P);
   // `&p`, `p++`, a non-const reference to `p`: the pointer itself escapes.
   return make(Effect::Escape, P ? P : Cur, "'" + V->getNameAsString() + "'");
-}
-
-bool ObjectReach::mayRunUserCode(const Stmt *S, bool DeviceToo) {
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(S)) {
-    const CXXConstructorDecl *C = CE->getConstructor();
-    return C && !C->isTrivial() && !ST.inSystemHeader(C->getLocation());
-  }
-  const auto *Call = dyn_cast<CallExpr>(S);
-  return Call && callMayWrite(Call, DeviceToo, /*GlobalsOnly=*/true, 0);
-}
-
-/// May \p Call write storage it was not given by name, or (\p DeviceToo)
-/// launch a kernel? A user function is followed into its body
-/// (functionMayWrite). A library function runs the callbacks it is given
-/// and writes through the pointers it is given; with \p GlobalsOnly only a
-/// pointer read from a global (or through `->`) may be an escaped address.
-bool ObjectReach::callMayWrite(const CallExpr *Call, bool DeviceToo, bool GlobalsOnly,
-                               unsigned Depth) {
-  if (isa<CUDAKernelCallExpr>(Call))
-    return DeviceToo; // device code cannot reach host storage
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  if (!Callee)
-    return true;
-  if (DeviceToo && cudaApiOf(Call) &&
-      llvm::is_contained({ApiRole::LaunchArgs, ApiRole::LaunchArray}, cudaApiOf(Call)->Role))
-    return true;
-  if (!ST.inSystemHeader(Callee->getLocation()))
-    return functionMayWrite(Callee, Depth + 1, DeviceToo);
-  // The CUDA API takes kernels as function pointers (occupancy queries,
-  // attributes, launches); only its host-callback calls run host code.
-  llvm::StringRef Name = Callee->getName();
-  bool TakesKernels = Name.starts_with("cu") && !Name.contains("HostFunc") &&
-                      !Name.contains("Callback");
-  for (const Expr *A : Call->arguments()) {
-    QualType AT = A->IgnoreParenImpCasts()->getType();
-    bool KernelPointer = TakesKernels && (AT->isFunctionPointerType() || AT->isFunctionType());
-    if (isCallableType(AT) && !KernelPointer)
-      return true;
-    if (mayWriteDescriptorThrough(A) && (!GlobalsOnly || readsNonLocal(A)))
-      return true;
-  }
-  return false;
-}
-
-/// Does \p E read a variable that is not local, or go through `->`?
-bool ObjectReach::readsNonLocal(const Expr *E) {
-  llvm::SmallVector<const Stmt *, 8> Work{E};
-  while (!Work.empty()) {
-    const Stmt *X = Work.pop_back_val();
-    if (!X)
-      continue;
-    if (const auto *DR = dyn_cast<DeclRefExpr>(X))
-      if (const auto *V = dyn_cast<VarDecl>(DR->getDecl()); V && !V->hasLocalStorage())
-        return true;
-    if (isa<MemberExpr>(X) && cast<MemberExpr>(X)->isArrow())
-      return true;
-    for (const Stmt *C : X->children())
-      Work.push_back(C);
-  }
-  return false;
-}
-
-/// A non-const pointer argument that may point to a descriptor: `void *`,
-/// bytes, the descriptor type (not `FILE *`, `int *`, ...).
-bool ObjectReach::mayWriteDescriptorThrough(const Expr *A) {
-  QualType T = A->IgnoreParenImpCasts()->getType();
-  if (!T->isPointerType() || T->getPointeeType().isConstQualified())
-    return false;
-  QualType P = T->getPointeeType();
-  return P->isVoidType() || P->isCharType() || P->isPointerType() ||
-         isTensorMapRecord(P) || P->isDependentType();
-}
-
-/// May \p F (a host function of the user's) write anything but its own
-/// locals, or run code that may (with \p DeviceToo: or launch a kernel)?
-/// Its body must be visible; writes through pointers, references, members
-/// and globals count, and so do the calls it makes, followed to a depth.
-bool ObjectReach::functionMayWrite(const FunctionDecl *F, unsigned Depth, bool DeviceToo) {
-  const FunctionDecl *Def = nullptr;
-  if (Depth > 8 || !F->hasBody(Def) || !Def)
-    return true;
-  auto Key = std::make_pair(Def, DeviceToo);
-  auto [Memo, New] = WriteMemo.emplace(Key, true); // recursion: assume it writes
-  if (!New)
-    return Memo->second;
-  auto OwnLocal = [&](const Expr *LHS) {
-    const auto *R = dyn_cast<DeclRefExpr>(LHS->IgnoreParenImpCasts());
-    const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
-    return V && V->hasLocalStorage() && !V->getType()->isReferenceType() &&
-           V->getDeclContext() == Def;
-  };
-  bool Writes = false;
-  for (const Stmt *S : index(Def).Stmts) {
-    if (Writes)
-      break;
-    if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp())
-      Writes = !OwnLocal(BO->getLHS());
-    else if (const auto *UO = dyn_cast<UnaryOperator>(S); UO && UO->isIncrementDecrementOp())
-      Writes = !OwnLocal(UO->getSubExpr());
-    else if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
-      Writes = CE->getConstructor() && !CE->getConstructor()->isTrivial() &&
-               !ST.inSystemHeader(CE->getConstructor()->getLocation());
-    else if (const auto *Call = dyn_cast<CallExpr>(S))
-      Writes = callMayWrite(Call, DeviceToo, /*GlobalsOnly=*/false, Depth);
-  }
-  WriteMemo[Key] = Writes;
-  return Writes;
 }
 
 /// The statements of \p Fn between the copy and the end that may run code

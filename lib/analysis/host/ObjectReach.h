@@ -7,6 +7,10 @@
 
 namespace tma::analysis {
 
+/// A callable object: a closure, or anything with an operator()
+/// (host/ObjectReachCode.cpp).
+bool isCallableType(clang::QualType T);
+
 /// What one use does to the object it reaches (host/ObjectReach.cpp).
 enum class Effect {
   Read,   // reads or copies it
@@ -76,6 +80,11 @@ public:
   /// May code that runs before \p End (or again before it, in a loop) have
   /// been reached through something made at \p At?
   bool beforeEnd(const clang::Stmt *At, const clang::Stmt *End, const clang::FunctionDecl *Fn);
+  /// May \p Call write memory it is not given by name: run user code that
+  /// does, or hand a library function a pointer that may reach a descriptor?
+  bool mayWriteUnnamed(const clang::CallExpr *Call) {
+    return callMayWrite(Call, /*DeviceToo=*/false, /*GlobalsOnly=*/false, 0);
+  }
   /// The outermost lambda of \p Fn whose body holds \p S, or null.
   const clang::LambdaExpr *outermostLambda(const clang::Stmt *S, const clang::FunctionDecl *Fn);
 
@@ -96,6 +105,7 @@ private:
                         unsigned Depth, bool DevicePointer);
   /// May \p S run host code of the user's (or, with \p DeviceToo, a kernel)?
   bool mayRunUserCode(const clang::Stmt *S, bool DeviceToo);
+  bool madeInitRunsUserCode(const clang::CXXRecordDecl *RD, unsigned Depth);
   bool inInterval(const clang::Stmt *From, const clang::Stmt *To, const clang::Stmt *X,
                   const clang::FunctionDecl *Fn);
   const clang::LambdaCapture *captureOf(const clang::LambdaExpr *LE, const clang::VarDecl *V);

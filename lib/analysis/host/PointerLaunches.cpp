@@ -5,6 +5,7 @@
 #include "PointerLaunches.h"
 
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
 
@@ -34,6 +35,38 @@ PointerTypeLoc spelledParamStar(FunctionProtoTypeLoc FTL, unsigned I) {
   while (PTL && PTL.getAs<QualifiedTypeLoc>())
     PTL = PTL.getAs<QualifiedTypeLoc>().getUnqualifiedLoc();
   return PTL ? PTL.getAs<PointerTypeLoc>() : PointerTypeLoc();
+}
+
+/// The alias that is the pointer's declared type (`KernelFn f`), or null.
+const TypedefNameDecl *aliasOf(const VarDecl *V) {
+  if (!V->getTypeSourceInfo())
+    return nullptr;
+  TypeLoc TL = V->getTypeSourceInfo()->getTypeLoc();
+  while (auto Q = TL.getAs<QualifiedTypeLoc>())
+    TL = Q.getUnqualifiedLoc();
+  auto TT = TL.getAs<TypedefTypeLoc>();
+  return TT ? TT.getDecl()->getCanonicalDecl() : nullptr;
+}
+
+/// Is the pointer's type derived from one of its kernels (`decltype(&k)`,
+/// `decltype(k) *`)? Then it follows the kernel's new type with no edit.
+/// Returns the reference to the kernel in the decltype, or null.
+const DeclRefExpr *derivedFromKernel(const VarDecl *V,
+                                     const std::vector<const FunctionDecl *> &Kernels) {
+  const auto *DT = V->getType()->getPointeeOrArrayElementType()->getAs<DecltypeType>();
+  if (!DT)
+    DT = V->getType()->getAs<DecltypeType>();
+  if (!DT)
+    return nullptr;
+  const Expr *E = DT->getUnderlyingExpr()->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
+    E = UO->getSubExpr()->IgnoreParenImpCasts();
+  const auto *R = dyn_cast<DeclRefExpr>(E);
+  const auto *K = R ? dyn_cast<FunctionDecl>(R->getDecl()) : nullptr;
+  bool OfKernel = K && llvm::any_of(Kernels, [&](const FunctionDecl *T) {
+                    return patternOf(T)->getCanonicalDecl() == patternOf(K)->getCanonicalDecl();
+                  });
+  return OfKernel ? R : nullptr;
 }
 
 } // namespace
@@ -70,9 +103,13 @@ void PointerLaunches::analyzePointerLaunches(const VarDecl *V, const FunctionDec
   if (Kernels.empty())
     return; // nothing known to point at: the references say the rest
 
+  // Pointers of one alias have one type: their kernels change together,
+  // whether this one is accepted or not.
+  if (const TypedefNameDecl *Alias = aliasOf(V))
+    llvm::append_range(AliasKernels[Alias], Kernels);
   std::vector<TextEdit> TypeEdits;
   if (!Why && !V->getType()->getContainedAutoType())
-    TypeEdits = parameterTypeEdits(V, Kernels.front(), Why);
+    TypeEdits = parameterTypeEdits(V, Kernels, Why);
   for (const DeclRefExpr *T : Targets)
     Pass.AcceptedKernelRefs.insert(T);
   for (const FunctionDecl *K : Kernels)
@@ -130,13 +167,20 @@ PointerLaunches::whyUseUnseen(const DeclRefExpr *R, const FunctionDecl *Fn,
                 R->getBeginLoc()};
 }
 
-std::vector<TextEdit> PointerLaunches::parameterTypeEdits(const VarDecl *V,
-                                                          const FunctionDecl *Kernel,
-                                                          std::optional<Reason> &Why) {
+std::vector<TextEdit>
+PointerLaunches::parameterTypeEdits(const VarDecl *V, const std::vector<const FunctionDecl *> &Kernels,
+                                    std::optional<Reason> &Why) {
+  if (const DeclRefExpr *Named = derivedFromKernel(V, Kernels)) {
+    Pass.AcceptedKernelRefs.insert(Named); // names the kernel's type, nothing more
+    return {};
+  }
   // A written function type names the parameter's type: its '*' goes too.
   std::vector<TextEdit> Edits;
-  FunctionProtoTypeLoc FTL = spelledFunctionType(V->getTypeSourceInfo()->getTypeLoc());
-  for (unsigned I : descriptorParamIndexes(Kernel)) {
+  const TypedefNameDecl *Alias = nullptr;
+  FunctionProtoTypeLoc FTL = spelledType(V, Alias, Why);
+  if (Why)
+    return {};
+  for (unsigned I : descriptorParamIndexes(Kernels.front())) {
     PointerTypeLoc Star = spelledParamStar(FTL, I);
     std::optional<CharSourceRange> R =
         Star ? ST.fileRange(SourceRange(Star.getStarLoc(), Star.getStarLoc())) : std::nullopt;
@@ -149,6 +193,62 @@ std::vector<TextEdit> PointerLaunches::parameterTypeEdits(const VarDecl *V,
     Edits.push_back(starDeletion(*R));
   }
   return Edits;
+}
+
+FunctionProtoTypeLoc PointerLaunches::spelledType(const VarDecl *V, const TypedefNameDecl *&Alias,
+                                                  std::optional<Reason> &Why) {
+  TypeLoc TL = V->getTypeSourceInfo()->getTypeLoc();
+  if (FunctionProtoTypeLoc FTL = spelledFunctionType(TL))
+    return FTL;
+  while (auto Q = TL.getAs<QualifiedTypeLoc>())
+    TL = Q.getUnqualifiedLoc();
+  auto TT = TL.getAs<TypedefTypeLoc>();
+  if (!TT)
+    return {};
+  const TypedefNameDecl *TD = TT.getDecl();
+  std::string Name = "its type is the alias '" + TD->getNameAsString() + "'";
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!SM.isWrittenInMainFile(SM.getExpansionLoc(TD->getLocation()))) {
+    Why = {Name + ", declared outside this file, where other code may use it", V->getLocation()};
+    return {};
+  }
+  // The alias changes with the kernels: every name of it must be the type
+  // of a pointer that launches them.
+  for (SourceLocation L : aliasUses(TD)) {
+    bool OfPointer = llvm::any_of(Pass.PointerLaunches, [&](const auto &Entry) {
+      const TypeSourceInfo *TSI = Entry.first->getTypeSourceInfo();
+      return TSI && TSI->getTypeLoc().getBeginLoc() == L;
+    });
+    if (!OfPointer) {
+      Why = {Name + ", which is also used here other than as the type of a pointer that "
+                    "launches these kernels",
+             L};
+      return {};
+    }
+  }
+  Alias = TD;
+  return spelledFunctionType(TD->getTypeSourceInfo()->getTypeLoc());
+}
+
+namespace {
+/// Every written name of an alias in the translation unit.
+class AliasUseFinder : public RecursiveASTVisitor<AliasUseFinder> {
+public:
+  std::map<const TypedefNameDecl *, std::vector<SourceLocation>> Uses;
+  bool VisitTypedefTypeLoc(TypedefTypeLoc TL) {
+    Uses[TL.getDecl()->getCanonicalDecl()].push_back(TL.getBeginLoc());
+    return true;
+  }
+};
+} // namespace
+
+const std::vector<SourceLocation> &PointerLaunches::aliasUses(const TypedefNameDecl *TD) {
+  if (!AliasUses) {
+    AliasUseFinder F;
+    F.TraverseDecl(Ctx.getTranslationUnitDecl());
+    AliasUses = std::move(F.Uses);
+  }
+  return (*AliasUses)[TD->getCanonicalDecl()];
 }
 
 TextEdit PointerLaunches::starDeletion(CharSourceRange Star) {
@@ -221,6 +321,17 @@ void PointerLaunches::tiePointerTargets(const VarDecl *V, const FunctionDecl *Fn
 }
 
 void PointerLaunches::analyzeDeferredLaunches() {
+  // The kernels of every pointer of one alias change together.
+  for (const auto &[Alias, Kernels] : AliasKernels)
+    for (unsigned I : descriptorParamIndexes(Kernels.front())) {
+      std::vector<std::string> Keys;
+      for (const FunctionDecl *K : Kernels)
+        if (!llvm::is_contained(Keys, paramKey(K, I)))
+          Keys.push_back(paramKey(K, I));
+      Out.TiedParams.push_back({Keys, {"the alias '" + Alias->getNameAsString() +
+                                           "' is the type of pointers to each of these kernels",
+                                       ST.point(Alias->getLocation())}});
+    }
   for (size_t N = 0; N < Deferred.size(); ++N)
     for (unsigned I : descriptorParamIndexes(Deferred[N].KL.Kernel))
       if (I < Deferred[N].KL.Args.size())

@@ -3,6 +3,9 @@
 
 #include "../core/PassContext.h"
 
+#include <map>
+#include <optional>
+
 namespace tma::analysis {
 
 class KernelRefs;
@@ -41,8 +44,21 @@ private:
   /// The edits that drop the '*' of each descriptor parameter in the
   /// pointer's written function type; sets \p Why when it cannot be edited.
   std::vector<TextEdit> parameterTypeEdits(const clang::VarDecl *V,
-                                           const clang::FunctionDecl *Kernel,
+                                           const std::vector<const clang::FunctionDecl *> &Kernels,
                                            std::optional<Reason> &Why);
+  /// The function type the pointer's type spells: written in its
+  /// declaration, or in the alias it names when that alias is declared in
+  /// this file and names only such pointers (\p Alias set); why not in \p Why.
+  clang::FunctionProtoTypeLoc spelledType(const clang::VarDecl *V,
+                                          const clang::TypedefNameDecl *&Alias,
+                                          std::optional<Reason> &Why);
+  /// Where the translation unit names alias \p TD (once per TU).
+  const std::vector<clang::SourceLocation> &aliasUses(const clang::TypedefNameDecl *TD);
+  std::optional<std::map<const clang::TypedefNameDecl *, std::vector<clang::SourceLocation>>>
+      AliasUses;
+  /// The kernels of every pointer declared with each alias: one type, so
+  /// they change together.
+  std::map<const clang::TypedefNameDecl *, std::vector<const clang::FunctionDecl *>> AliasKernels;
   TextEdit starDeletion(clang::CharSourceRange Star);
   /// Every launch through \p V, of every kernel it may hold, stays as it is.
   void refusePointerLaunches(const clang::VarDecl *V, const clang::FunctionDecl *Fn,

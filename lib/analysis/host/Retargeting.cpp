@@ -64,6 +64,13 @@ private:
         return {};
       return It->second;
     };
+    In.ArraySlotOf = [this](const Expr *E)
+        -> std::optional<std::pair<const FunctionDecl *, unsigned>> {
+      auto It = Pass.ArraySlotExprs.find(E);
+      if (It == Pass.ArraySlotExprs.end())
+        return std::nullopt;
+      return It->second;
+    };
     return In;
   }
 

@@ -21,7 +21,7 @@ __global__ void not_an_address(const CUtensorMap *map) {
 // CHECK: warning: descriptor 'map' of kernel 'with_extra' is left by reference: 'with_extra' is launched with 'extra' (a packed argument buffer) [tma-104]
 // CHECK: warning: descriptor 'map' of kernel 'slot_changed' is left by reference: the argument array 'args2' is used here other than as a launch's arguments; a slot may change [tma-105]
 // CHECK: warning: descriptor 'map' of kernel 'handle_escapes' is left by reference: 'handle_escapes' is used here other than in a direct <<<>>> launch (function pointer or launch API) [tma-104]
-// CHECK: warning: descriptor 'map' of kernel 'not_an_address' is left by reference: slot 0 of 'args4' ('slot') is not the address of a variable [tma-105]
+// CHECK: warning: descriptor 'map' of kernel 'not_an_address' is left by reference: slot 0 of 'args4' ('slot') is not the address of a variable or field [tma-105]
 
 void keep(CUfunction f);
 

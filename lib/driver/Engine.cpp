@@ -161,6 +161,11 @@ static std::pair<PassRun, PassRun> runBothSides(const std::string &File,
   return {std::move(Device), std::move(Host)};
 }
 
+static std::string parseForNewError(const TUStatus &TU,
+                                    const std::map<std::string, std::vector<TextEdit>> &Edits,
+                                    const std::map<std::string, std::string> &Overlay,
+                                    const EngineOptions &Opts, unsigned &Parses);
+
 /// The first error an edited TU has that its original did not; empty when
 /// the edits introduce none.
 static std::string newError(const TUStatus &TU, const RunResult &R,
@@ -179,6 +184,24 @@ static std::string newError(const TUStatus &TU, const RunResult &R,
       for (const std::string &Path : A->second)
         Overlay[Path] = *New;
   }
+  if (Opts.CacheDir.empty())
+    return parseForNewError(TU, Edits, Overlay, Opts, Parses);
+  // The same edits on the same inputs were verified by an earlier run.
+  FileHashes Hashes;
+  std::string Key = verificationKey(TU, Edits, Overlay, Hashes);
+  if (std::optional<std::string> Known = loadVerification(Opts.CacheDir, Key))
+    return *Known;
+  std::string Outcome = parseForNewError(TU, Edits, Overlay, Opts, Parses);
+  saveVerification(Opts.CacheDir, Key, Outcome);
+  return Outcome;
+}
+
+/// Both sides of \p TU parsed with \p Overlay: the first error that the
+/// original did not have (at its position shifted by \p Edits), or "".
+static std::string parseForNewError(const TUStatus &TU,
+                                    const std::map<std::string, std::vector<TextEdit>> &Edits,
+                                    const std::map<std::string, std::string> &Overlay,
+                                    const EngineOptions &Opts, unsigned &Parses) {
   auto [Device, Host] = runBothSides(TU.File, Overlay, TU.Compile, Opts, /*Analyze=*/false);
   Parses += 2;
   if (!Device.Ran || !Host.Ran)

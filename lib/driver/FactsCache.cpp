@@ -204,3 +204,72 @@ std::vector<TUInput> shardOf(const std::vector<TUInput> &Inputs, unsigned Index,
 }
 
 } // namespace tma
+
+namespace tma {
+
+std::string verificationKey(const TUStatus &TU,
+                            const std::map<std::string, std::vector<TextEdit>> &Edits,
+                            const std::map<std::string, std::string> &Overlay,
+                            FileHashes &Hashes) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  OS << "verify\nclang=" << CLANG_VERSION_STRING << "\ntool=" << toolIdentity() << "\nfile="
+     << TU.File << "\narch=" << TU.Compile.GpuArch << "\ncuda=" << TU.Compile.CudaPath << ' '
+     << TU.Compile.CudaVersion << ' ' << TU.Compile.NvccMacros << '\n';
+  for (const std::string &A : TU.Compile.ExtraArgs)
+    OS << "arg=" << A << '\n';
+  for (const CompilerError &E : TU.Errors)
+    OS << "error=" << E.Where.File << ':' << E.Where.Offset << ':' << E.Message << '\n';
+  for (const std::string &Dep : TU.Deps)
+    OS << "dep=" << Dep << ' ' << Hashes.of(Dep) << '\n';
+  OS << "main=" << Hashes.of(TU.File) << '\n';
+  // Only the files the TU reads: an edit elsewhere cannot change its parse
+  // (the edits add no #include).
+  auto Reads = [&](const std::string &Path) {
+    return Path == TU.File || llvm::is_contained(TU.Deps, Path) ||
+           llvm::any_of(TU.Aliases, [&](const auto &KV) { return KV.second.count(Path) > 0; });
+  };
+  for (const auto &[Path, Contents] : Overlay)
+    if (Reads(Path))
+      OS << "overlay=" << Path << ' ' << hexHash(Contents) << '\n';
+  for (const auto &[File, List] : Edits)
+    if (Reads(File))
+      for (const TextEdit &E : List)
+        OS << "edit=" << File << ':' << E.Offset << ':' << E.Length << ':' << hexHash(E.Text)
+           << '\n';
+  return hexHash(Text);
+}
+
+static std::string verificationPath(const std::string &Dir, const std::string &Key) {
+  llvm::SmallString<256> Path(Dir);
+  llvm::sys::path::append(Path, "verify-" + Key + ".txt");
+  return std::string(Path);
+}
+
+std::optional<std::string> loadVerification(const std::string &Dir, const std::string &Key) {
+  auto Buf = llvm::MemoryBuffer::getFile(verificationPath(Dir, Key));
+  if (!Buf)
+    return std::nullopt;
+  llvm::StringRef Text = (*Buf)->getBuffer();
+  if (!Text.consume_front("outcome:")) // damaged: verified again
+    return std::nullopt;
+  return Text.str();
+}
+
+void saveVerification(const std::string &Dir, const std::string &Key, const std::string &Outcome) {
+  if (llvm::sys::fs::create_directories(Dir))
+    return;
+  std::string Path = verificationPath(Dir, Key);
+  llvm::SmallString<256> Temp;
+  int FD;
+  if (llvm::sys::fs::createUniqueFile(Path + ".tmp-%%%%%%", FD, Temp))
+    return;
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << "outcome:" << Outcome;
+  }
+  if (llvm::sys::fs::rename(Temp, Path))
+    llvm::sys::fs::remove(Temp);
+}
+
+} // namespace tma

@@ -438,10 +438,13 @@ static std::string countsText(const AnalysisCounts &C) {
          std::to_string(C.Skipped) + " skipped by the pre-filter";
 }
 
-/// With --facts-cache: how the facts of the run were obtained.
-static void printCacheCounts(const CliOptions &O, const AnalysisCounts &C) {
+/// With --facts-cache: how the facts of the run were obtained, and how many
+/// verification parses it still made (an outcome the cache holds needs none).
+static void printCacheCounts(const CliOptions &O, const AnalysisCounts &C, const RunResult &R) {
   if (!O.Engine.CacheDir.empty())
-    llvm::errs() << "tma-modernize: facts cache: " << countsText(C) << "\n";
+    llvm::errs() << "tma-modernize: facts cache: " << countsText(C) << "; "
+                 << R.VerifyParses << " verification parse" << (R.VerifyParses == 1 ? "" : "s")
+                 << "\n";
 }
 
 /// --export-facts: this shard's facts, one file per TU; nothing planned.
@@ -509,7 +512,7 @@ int main(int argc, char **argv) {
   if (!gatherFacts(O, Inputs, Units, Counts))
     return 2;
   RunResult R = planUnits(std::move(Units), O.Engine, O.Jobs, &Counts);
-  printCacheCounts(O, Counts);
+  printCacheCounts(O, Counts, R);
   bool Ok = true;
   // Written before anything is printed, so that messages and the summary
   // tell what is on disk: a unit that could not be written is refused.

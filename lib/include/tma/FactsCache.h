@@ -79,3 +79,20 @@ llvm::Expected<std::vector<TUFacts>> loadExportedFacts(const std::string &Dir,
 std::vector<TUInput> shardOf(const std::vector<TUInput> &Inputs, unsigned Index, unsigned Count);
 
 } // namespace tma
+
+namespace tma {
+
+/// The key of one verification parse: \p TU (its file, flags, the errors
+/// of its original and the content of every file it read) with \p Edits
+/// applied (\p Overlay: the edited texts). Equal keys give the same outcome.
+std::string verificationKey(const TUStatus &TU,
+                            const std::map<std::string, std::vector<TextEdit>> &Edits,
+                            const std::map<std::string, std::string> &Overlay,
+                            FileHashes &Hashes);
+
+/// A verification's outcome (the first new error, "" for none) kept in the
+/// facts cache \p Dir under \p Key, or nothing.
+std::optional<std::string> loadVerification(const std::string &Dir, const std::string &Key);
+void saveVerification(const std::string &Dir, const std::string &Key, const std::string &Outcome);
+
+} // namespace tma

@@ -1,6 +1,7 @@
 #include "tma/Engine.h"
 
 #include "tma/ErrorContainment.h"
+#include "tma/FactsCache.h"
 #include "tma/Format.h"
 #include "tma/Output.h"
 #include "tma/Prefilter.h"
@@ -160,6 +161,11 @@ static std::pair<PassRun, PassRun> runBothSides(const std::string &File,
   return {std::move(Device), std::move(Host)};
 }
 
+static std::string parseForNewError(const TUStatus &TU,
+                                    const std::map<std::string, std::vector<TextEdit>> &Edits,
+                                    const std::map<std::string, std::string> &Overlay,
+                                    const EngineOptions &Opts, unsigned &Parses);
+
 /// The first error an edited TU has that its original did not; empty when
 /// the edits introduce none.
 static std::string newError(const TUStatus &TU, const RunResult &R,
@@ -178,6 +184,24 @@ static std::string newError(const TUStatus &TU, const RunResult &R,
       for (const std::string &Path : A->second)
         Overlay[Path] = *New;
   }
+  if (Opts.CacheDir.empty())
+    return parseForNewError(TU, Edits, Overlay, Opts, Parses);
+  // The same edits on the same inputs were verified by an earlier run.
+  FileHashes Hashes;
+  std::string Key = verificationKey(TU, Edits, Overlay, Hashes);
+  if (std::optional<std::string> Known = loadVerification(Opts.CacheDir, Key))
+    return *Known;
+  std::string Outcome = parseForNewError(TU, Edits, Overlay, Opts, Parses);
+  saveVerification(Opts.CacheDir, Key, Outcome);
+  return Outcome;
+}
+
+/// Both sides of \p TU parsed with \p Overlay: the first error that the
+/// original did not have (at its position shifted by \p Edits), or "".
+static std::string parseForNewError(const TUStatus &TU,
+                                    const std::map<std::string, std::vector<TextEdit>> &Edits,
+                                    const std::map<std::string, std::string> &Overlay,
+                                    const EngineOptions &Opts, unsigned &Parses) {
   auto [Device, Host] = runBothSides(TU.File, Overlay, TU.Compile, Opts, /*Analyze=*/false);
   Parses += 2;
   if (!Device.Ran || !Host.Ran)
@@ -268,62 +292,135 @@ static void analyzeOne(TUStatus &TU, std::vector<PassFacts> &Facts, const Engine
   Facts.push_back(std::move(Host.Facts));
 }
 
-/// Step 1: every TU, both sides; facts kept per TU so the order is the
-/// input's. TUs that the pre-filter rules out wait; a skipped TU that names a
-/// kernel the others found (a launch through a header-less declaration, say)
-/// is analysed in a second round.
-static std::vector<PassFacts> analyzeAll(RunResult &R, const EngineOptions &Opts,
-                                         unsigned Jobs) {
-  std::vector<std::vector<PassFacts>> PerTU(R.TUs.size());
-  std::mutex ProgressLock;
-  unsigned Started = 0;
-  auto Progress = [&](const TUStatus &TU) {
-    if (!Opts.Progress)
-      return;
-    std::lock_guard<std::mutex> Hold(ProgressLock);
-    Opts.Progress(++Started, R.TUs.size(), TU.File);
-  };
-  llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(std::max(1u, Jobs)));
-  for (size_t I = 0; I < R.TUs.size(); ++I)
-    Pool.async([&, I] {
-      TUStatus &TU = R.TUs[I];
-      Progress(TU);
-      if (Opts.Prefilter) {
-        PrefilterResult P = prefilter(TU.File, TU.Compile);
-        TU.PrefilterReason = P.Reason;
-        TU.PrefilterFiles = std::move(P.Files);
-        if (!P.MayMatter) {
-          TU.Skipped = true;
-          return;
-        }
-      }
-      analyzeOne(TU, PerTU[I], Opts);
-    });
-  Pool.wait();
-  std::vector<std::string> KernelNames;
-  for (const auto &F : PerTU)
-    for (const PassFacts &P : F)
+/// Names of the kernels with a descriptor parameter that \p Units found in
+/// their own right (the second round's own finds do not widen it), without
+/// qualifiers or template arguments.
+static std::vector<std::string> kernelNamesFound(const std::vector<TUFacts> &Units) {
+  std::vector<std::string> Names;
+  for (const TUFacts &U : Units)
+    for (const PassFacts &P : U.Passes)
       for (const DescriptorParam &D : P.Params) {
+        if (U.SecondRound)
+          continue;
         llvm::StringRef Name = llvm::StringRef(D.KernelName).split('<').first;
-        KernelNames.push_back(Name.rsplit("::").second.empty() ? Name.str()
-                                                                : Name.rsplit("::").second.str());
+        Names.push_back(Name.rsplit("::").second.empty() ? Name.str()
+                                                          : Name.rsplit("::").second.str());
       }
-  llvm::sort(KernelNames);
-  KernelNames.erase(std::unique(KernelNames.begin(), KernelNames.end()), KernelNames.end());
-  for (size_t I = 0; I < R.TUs.size() && !KernelNames.empty(); ++I)
-    if (R.TUs[I].Skipped && filesMention(R.TUs[I].PrefilterFiles, KernelNames))
+  llvm::sort(Names);
+  Names.erase(std::unique(Names.begin(), Names.end()), Names.end());
+  return Names;
+}
+
+namespace {
+/// What the TUs of one call share: the options, the file hashes of the
+/// cache, and the counts.
+struct UnitWork {
+  const EngineOptions &Opts;
+  FileHashes Hashes;
+  std::mutex CountLock;
+  AnalysisCounts Counts;
+  bool fingerprints() const { return Opts.Fingerprint || !Opts.CacheDir.empty(); }
+  void count(unsigned AnalysisCounts::*Which) {
+    std::lock_guard<std::mutex> Hold(CountLock);
+    ++(Counts.*Which);
+  }
+};
+} // namespace
+
+/// The pre-filter, or the full analysis, of one TU (not from the cache).
+static void computeFacts(TUFacts &U, bool PrefilterApplies, UnitWork &W) {
+  TUStatus &TU = U.Status;
+  if (PrefilterApplies) {
+    PrefilterResult P = prefilter(TU.File, TU.Compile);
+    TU.PrefilterReason = P.Reason;
+    TU.PrefilterFiles = std::move(P.Files);
+    if (!P.MayMatter) {
+      TU.Skipped = true;
+      W.count(&AnalysisCounts::Skipped);
+      return;
+    }
+  }
+  analyzeOne(TU, U.Passes, W.Opts);
+  W.count(&AnalysisCounts::Analysed);
+}
+
+/// One TU's facts: the cached ones while its inputs are unchanged, computed
+/// (and cached) otherwise.
+static void factsOfUnit(TUFacts &U, bool PrefilterApplies, UnitWork &W) {
+  TUInput In{U.Status.File, U.Status.Compile, U.Status.Notes};
+  std::string Key;
+  if (W.fingerprints())
+    Key = factsKey(In, W.Opts, PrefilterApplies);
+  if (!W.Opts.CacheDir.empty())
+    if (std::optional<TUFacts> Cached =
+            loadCachedFacts(W.Opts.CacheDir, U.Status.File, Key, PrefilterApplies, W.Hashes)) {
+      U = std::move(*Cached);
+      U.Status.Notes = In.Notes; // from the database of this run
+      W.count(&AnalysisCounts::Reused);
+      return;
+    }
+  computeFacts(U, PrefilterApplies, W);
+  if (!W.fingerprints())
+    return;
+  U.Inputs = fingerprintOf(std::move(Key), U.Status, W.Hashes);
+  if (!W.Opts.CacheDir.empty()) {
+    llvm::sys::fs::create_directories(W.Opts.CacheDir);
+    llvm::SmallString<256> Path(W.Opts.CacheDir);
+    llvm::sys::path::append(Path, factsFileName(U.Status.File, PrefilterApplies));
+    // A cache that cannot be written costs time, not correctness.
+    llvm::consumeError(writeFactsFile(std::string(Path), U));
+  }
+}
+
+/// The pre-filter's second round: a skipped TU that names a kernel found by
+/// \p Units (a launch through a header-less declaration, say) is analysed.
+static void analyzeNamedSkipped(std::vector<TUFacts> &Units, UnitWork &W,
+                                llvm::DefaultThreadPool &Pool) {
+  std::vector<std::string> KernelNames = kernelNamesFound(Units);
+  for (size_t I = 0; I < Units.size() && !KernelNames.empty(); ++I)
+    if (Units[I].Status.Skipped && filesMention(Units[I].Status.PrefilterFiles, KernelNames))
       Pool.async([&, I] {
-        TUStatus &TU = R.TUs[I];
-        TU.Skipped = false;
-        TU.PrefilterReason = "it names a kernel with a descriptor parameter";
-        analyzeOne(TU, PerTU[I], Opts);
+        TUFacts &U = Units[I];
+        U.Status.Skipped = false;
+        U.Status.PrefilterReason = "it names a kernel with a descriptor parameter";
+        U.SecondRound = true;
+        factsOfUnit(U, /*PrefilterApplies=*/false, W);
+        U.SecondRound = true; // also when taken from the cache
       });
   Pool.wait();
-  std::vector<PassFacts> Facts;
-  for (auto &F : PerTU)
-    for (PassFacts &P : F)
-      Facts.push_back(std::move(P));
-  return Facts;
+}
+
+static void addCounts(AnalysisCounts *To, const AnalysisCounts &From) {
+  if (!To)
+    return;
+  To->Analysed += From.Analysed;
+  To->Reused += From.Reused;
+  To->Skipped += From.Skipped;
+}
+
+/// Step 1: every TU, both sides; facts kept per TU so the order is the
+/// input's. TUs that the pre-filter rules out wait for the second round.
+std::vector<TUFacts> analyzeUnits(const std::vector<TUInput> &Inputs, const EngineOptions &Opts,
+                                  unsigned Jobs, AnalysisCounts *Counts) {
+  std::vector<TUFacts> Units(Inputs.size());
+  for (size_t I = 0; I < Inputs.size(); ++I)
+    Units[I].Status = {normalizePath(Inputs[I].File), Inputs[I].Compile, Inputs[I].Notes};
+  UnitWork W{Opts};
+  std::mutex ProgressLock;
+  unsigned Started = 0;
+  llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(std::max(1u, Jobs)));
+  for (size_t I = 0; I < Units.size(); ++I)
+    Pool.async([&, I] {
+      if (Opts.Progress) {
+        std::lock_guard<std::mutex> Hold(ProgressLock);
+        Opts.Progress(++Started, Units.size(), Units[I].Status.File);
+      }
+      factsOfUnit(Units[I], Opts.Prefilter, W);
+    });
+  Pool.wait();
+  analyzeNamedSkipped(Units, W, Pool);
+  addCounts(Counts, W.Counts);
+  return Units;
 }
 
 /// Error tolerance: nvcc accepts code clang rejects, so an error elsewhere
@@ -444,18 +541,23 @@ static void verifyUnits(RunResult &R, const EngineOptions &Opts) {
   }
 }
 
-RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Opts,
-                     unsigned Jobs) {
+RunResult planUnits(std::vector<TUFacts> Units, const EngineOptions &Opts, unsigned Jobs,
+                    AnalysisCounts *Counts) {
+  {
+    // Skipped TUs that name a kernel another shard found.
+    UnitWork W{Opts};
+    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(std::max(1u, Jobs)));
+    analyzeNamedSkipped(Units, W, Pool);
+    addCounts(Counts, W.Counts);
+  }
   RunResult R;
   R.FormatStyle = Opts.FormatStyle;
-  for (const TUInput &In : Inputs) {
-    TUStatus TU;
-    TU.File = normalizePath(In.File);
-    TU.Compile = In.Compile;
-    TU.Notes = In.Notes;
-    R.TUs.push_back(std::move(TU));
+  std::vector<PassFacts> Facts;
+  for (TUFacts &U : Units) {
+    R.TUs.push_back(std::move(U.Status));
+    for (PassFacts &P : U.Passes)
+      Facts.push_back(std::move(P));
   }
-  std::vector<PassFacts> Facts = analyzeAll(R, Opts, Jobs);
 
   // 2. One plan from all of them; decided again with the refusals for
   // compiler errors in place: a refused descriptor must not take the units it
@@ -482,6 +584,11 @@ RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Op
     verifyUnits(R, Opts);
   collectAcceptedEdits(R);
   return R;
+}
+
+RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Opts,
+                     unsigned Jobs) {
+  return planUnits(analyzeUnits(Inputs, Opts, Jobs), Opts, Jobs);
 }
 
 void collectAcceptedEdits(RunResult &R) {

@@ -5,7 +5,7 @@ import lit.formats
 config.name = "tma-modernize"
 config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".cu", ".test"]
-config.excludes = ["Inputs", "check_sarif.py"]
+config.excludes = ["Inputs", "check_sarif.py", "sharded"]
 config.test_source_root = os.path.dirname(__file__)
 config.recursiveExpansionLimit = 4
 
@@ -13,6 +13,15 @@ config.environment["PATH"] = os.pathsep.join(
     [config.tma_bin, config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
 
 tma = os.path.join(config.tma_bin, "tma-modernize")
+# `--param sharded=1` (ctest's project-sharded): every run of the tool goes
+# through shards and a plan step, compared byte for byte with one process
+# (sharded/tma-sharded.py); its outputs go to their own folder.
+if lit_config.params.get("sharded"):
+    import sys
+    tma = " ".join([sys.executable, os.path.join(os.path.dirname(__file__), "sharded",
+                                                 "tma-sharded.py"), tma])
+    config.test_exec_root = os.path.join(os.path.dirname(config.tma_bin), "test", "lit-sharded")
+    config.available_features.add("sharded")
 config.substitutions.append(("%tma", tma))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%apply-replacements", config.apply_replacements))

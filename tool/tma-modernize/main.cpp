@@ -4,6 +4,7 @@
 #include "tma/CompileDatabase.h"
 #include "tma/ProgramScope.h"
 #include "tma/Engine.h"
+#include "tma/FactsCache.h"
 #include "tma/Format.h"
 #include "tma/Report.h"
 
@@ -52,6 +53,19 @@ OPTIONS:
                           compile database and every file it lists; without
                           a database, the current directory)
   --no-verify             do not re-parse the edited translation unit
+  --export-facts=<dir>    analyse only: write each translation unit's facts to
+                          <dir> (one JSON file per unit); plan and write
+                          nothing. Give every shard the same sources, flags
+                          and options, then run --plan-from
+  --shard=<k>/<n>         with --export-facts: only every n-th source,
+                          starting with the k-th (k from 1)
+  --plan-from=<dir>       join the facts that --export-facts wrote to <dir>
+                          for the sources given (the whole program, same
+                          flags and options) and act as one run would: in
+                          place, --dry-run, --check, --export-fixes, --report
+  --facts-cache=<dir>     keep each translation unit's facts in <dir> and
+                          reuse them while its file, headers and flags are
+                          unchanged; prints how many were reused
   --no-prefilter          analyse every translation unit, even those in which
                           no file spells a descriptor type
   --strict                refuse a whole translation unit on any clang error
@@ -137,10 +151,11 @@ struct CliOptions {
   std::vector<std::string> Sources;
   EngineOptions Engine;
   std::string DatabaseDir, JobsArg, ExportFixes, CudaPathArg, InRoot, ReportFile;
-  unsigned Jobs = 1;
+  std::string ExportFacts, PlanFrom, ShardArg;
+  unsigned Jobs = 1, ShardIndex = 1, ShardCount = 1;
   bool NoDatabaseSearch = false, ArchGiven = false;
   bool DryRun = false, Check = false, RecoverOnly = false, Quiet = false;
-  bool writes() const { return !DryRun && !Check && ExportFixes.empty(); }
+  bool writes() const { return !DryRun && !Check && ExportFixes.empty() && ExportFacts.empty(); }
 };
 
 /// Options that take no value; false when \p A is none of them.
@@ -175,7 +190,11 @@ static bool parseValue(llvm::StringRef A, CliOptions &O) {
       {"--in-root=", &O.InRoot},
       {"-p=", &O.DatabaseDir},
       {"--report=", &O.ReportFile},
-      {"--format-style=", &O.Engine.FormatStyle}};
+      {"--format-style=", &O.Engine.FormatStyle},
+      {"--export-facts=", &O.ExportFacts},
+      {"--plan-from=", &O.PlanFrom},
+      {"--shard=", &O.ShardArg},
+      {"--facts-cache=", &O.Engine.CacheDir}};
   for (const auto &[Name, Out] : Named)
     if (A.starts_with(Name)) {
       *Out = A.drop_front(Name.size()).str();
@@ -183,6 +202,22 @@ static bool parseValue(llvm::StringRef A, CliOptions &O) {
       return true;
     }
   return false;
+}
+
+/// --export-facts, --shard and --plan-from: a value when they cannot be
+/// used together.
+static std::optional<int> checkFactsOptions(CliOptions &O) {
+  if (!O.ExportFacts.empty() && !O.PlanFrom.empty())
+    return usageError("--export-facts and --plan-from are separate steps");
+  if (O.ShardArg.empty())
+    return std::nullopt;
+  auto [Index, Count] = llvm::StringRef(O.ShardArg).split('/');
+  if (Index.getAsInteger(10, O.ShardIndex) || Count.getAsInteger(10, O.ShardCount) ||
+      O.ShardIndex == 0 || O.ShardIndex > O.ShardCount)
+    return usageError("--shard needs <k>/<n> with 1 <= k <= n, not '" + O.ShardArg + "'");
+  if (O.ExportFacts.empty())
+    return usageError("--shard needs --export-facts");
+  return std::nullopt;
 }
 
 /// Fills \p O from the arguments; a value when the program is to stop with
@@ -221,6 +256,8 @@ static std::optional<int> parseArguments(int argc, char **argv, CliOptions &O) {
   if (!O.JobsArg.empty() &&
       (llvm::StringRef(O.JobsArg).getAsInteger(10, O.Jobs) || O.Jobs == 0))
     return usageError("-j needs a positive number, not '" + O.JobsArg + "'");
+  if (std::optional<int> Stop = checkFactsOptions(O))
+    return Stop;
   if (!O.Sources.empty())
     if (llvm::Error E = checkFormatStyle(O.Engine.FormatStyle, normalizePath(O.Sources.front())))
       return usageError("--format-style='" + O.Engine.FormatStyle +
@@ -396,6 +433,53 @@ static void showProgress(CliOptions &O) {
   };
 }
 
+static std::string countsText(const AnalysisCounts &C) {
+  return std::to_string(C.Reused) + " reused, " + std::to_string(C.Analysed) + " analysed, " +
+         std::to_string(C.Skipped) + " skipped by the pre-filter";
+}
+
+/// With --facts-cache: how the facts of the run were obtained, and how many
+/// verification parses it still made (an outcome the cache holds needs none).
+static void printCacheCounts(const CliOptions &O, const AnalysisCounts &C, const RunResult &R) {
+  if (!O.Engine.CacheDir.empty())
+    llvm::errs() << "tma-modernize: facts cache: " << countsText(C) << "; "
+                 << R.VerifyParses << " verification parse" << (R.VerifyParses == 1 ? "" : "s")
+                 << "\n";
+}
+
+/// --export-facts: this shard's facts, one file per TU; nothing planned.
+static int exportFactsStep(CliOptions &O, const std::vector<TUInput> &Inputs) {
+  O.Engine.Fingerprint = true;
+  AnalysisCounts Counts;
+  std::vector<TUFacts> Units =
+      analyzeUnits(shardOf(Inputs, O.ShardIndex, O.ShardCount), O.Engine, O.Jobs, &Counts);
+  if (llvm::Error E = exportFacts(O.ExportFacts, Units)) {
+    llvm::errs() << "tma-modernize: error: " << llvm::toString(std::move(E)) << "\n";
+    return 2;
+  }
+  llvm::errs() << "tma-modernize: facts of " << Units.size() << " translation unit"
+               << (Units.size() == 1 ? "" : "s") << " written to '" << O.ExportFacts << "' ("
+               << countsText(Counts) << ")\n";
+  return 0;
+}
+
+/// The facts of every source: read from --plan-from, or computed (with the
+/// cache, if any); false when --plan-from cannot supply them.
+static bool gatherFacts(const CliOptions &O, const std::vector<TUInput> &Inputs,
+                        std::vector<TUFacts> &Units, AnalysisCounts &Counts) {
+  if (O.PlanFrom.empty()) {
+    Units = analyzeUnits(Inputs, O.Engine, O.Jobs, &Counts);
+    return true;
+  }
+  llvm::Expected<std::vector<TUFacts>> Loaded = loadExportedFacts(O.PlanFrom, Inputs, O.Engine);
+  if (!Loaded) {
+    llvm::errs() << "tma-modernize: error: " << llvm::toString(Loaded.takeError()) << "\n";
+    return false;
+  }
+  Units = std::move(*Loaded);
+  return true;
+}
+
 int main(int argc, char **argv) {
   CliOptions O;
   if (std::optional<int> Stop = parseArguments(argc, argv, O))
@@ -421,7 +505,14 @@ int main(int argc, char **argv) {
   collectInputs(O, DB, Inputs);
   showProgress(O);
 
-  RunResult R = processRun(Inputs, O.Engine, O.Jobs);
+  if (!O.ExportFacts.empty())
+    return exportFactsStep(O, Inputs);
+  AnalysisCounts Counts;
+  std::vector<TUFacts> Units;
+  if (!gatherFacts(O, Inputs, Units, Counts))
+    return 2;
+  RunResult R = planUnits(std::move(Units), O.Engine, O.Jobs, &Counts);
+  printCacheCounts(O, Counts, R);
   bool Ok = true;
   // Written before anything is printed, so that messages and the summary
   // tell what is on disk: a unit that could not be written is refused.

@@ -32,6 +32,13 @@ struct EngineOptions {
   /// Called as each TU is taken up (\p K of \p N, from 1), one call at a
   /// time whatever -j.
   std::function<void(unsigned K, unsigned N, const std::string &File)> Progress;
+  /// Facts cache (--facts-cache): each TU's facts are kept there keyed by a
+  /// hash of its inputs and reused while the file, its headers and its flags
+  /// are unchanged (FactsCache.h). Empty: no cache.
+  std::string CacheDir;
+  /// Record each TU's input fingerprint (TUFacts::Inputs) even without a
+  /// cache, for --export-facts.
+  bool Fingerprint = false;
 };
 
 /// One translation unit of a run: how it went.
@@ -77,6 +84,46 @@ struct TUInput {
   CompileOptions Compile;
   std::vector<std::string> Notes;
 };
+
+/// What a TU's facts were computed from: a key over its path, flags and
+/// analysis options, and the content hash of every file it read ("" for a
+/// file that was absent). The facts hold while all of them are unchanged.
+struct InputFingerprint {
+  std::string Key;
+  std::map<std::string, std::string> Files; // normalised path -> content hash
+};
+
+/// Everything one TU contributes to the plan: its status and the facts of
+/// its passes (none when it failed or was skipped). What --export-facts
+/// writes per TU and --plan-from joins.
+struct TUFacts {
+  TUStatus Status;
+  std::vector<PassFacts> Passes;
+  /// Analysed only because it names a kernel that another TU found (the
+  /// pre-filter's second round): its kernels do not start that round.
+  bool SecondRound = false;
+  InputFingerprint Inputs; // set when EngineOptions::Fingerprint or CacheDir
+};
+
+/// How the facts of a run were obtained.
+struct AnalysisCounts {
+  unsigned Analysed = 0; // parsed in this run
+  unsigned Reused = 0;   // taken from the facts cache
+  unsigned Skipped = 0;  // ruled out by the pre-filter (text only)
+};
+
+/// Step 1 of a run: the facts of every TU of \p Inputs (\p Jobs at a time),
+/// in input order. The pre-filter's second round covers the kernels these
+/// TUs found; planUnits completes it for kernels found elsewhere.
+std::vector<TUFacts> analyzeUnits(const std::vector<TUInput> &Inputs, const EngineOptions &Opts,
+                                  unsigned Jobs = 1, AnalysisCounts *Counts = nullptr);
+
+/// Steps 2 and 3 of a run from the facts of every TU of the program (from
+/// one process, or exported by shards): analyses the skipped TUs that name a
+/// kernel any TU found, plans once, verifies and returns the accepted edits,
+/// exactly as processRun does.
+RunResult planUnits(std::vector<TUFacts> Units, const EngineOptions &Opts, unsigned Jobs = 1,
+                    AnalysisCounts *Counts = nullptr);
 
 /// Runs every TU (\p Jobs at a time), plans once, verifies, and returns the
 /// accepted edits. Output order is the input order, whatever \p Jobs.

@@ -62,6 +62,22 @@ static const Expr *valueOf(const Expr *E) {
   }
 }
 
+/// The element storage `maps[0]` names, or "".
+std::string DeviceStorage::elementOf(const Expr *E) {
+  const Expr *Base = nullptr, *Index = nullptr;
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+    Base = AS->getBase(), Index = AS->getIdx();
+  else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
+           OC && OC->getOperator() == OO_Subscript && OC->getNumArgs() == 2)
+    Base = OC->getArg(0), Index = OC->getArg(1);
+  const auto *R = Base ? dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts()) : nullptr;
+  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+  Expr::EvalResult K;
+  if (!V || Index->isValueDependent() || !Index->EvaluateAsInt(K, Ctx))
+    return "";
+  return Idx->elementKey(V, K.Val.getInt().getExtValue());
+}
+
 std::optional<std::string> DeviceStorage::storageOf(const Expr *E) {
   E = valueOf(E);
   std::string Key;
@@ -72,6 +88,7 @@ std::optional<std::string> DeviceStorage::storageOf(const Expr *E) {
     if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
         F && holdsDescriptorPointer(F->getType()))
       Key = Idx->fieldKey(F);
+  } else if (Key = elementOf(E); !Key.empty()) {
   } else if (const auto *CE = dyn_cast<CallExpr>(E)) {
     if (const FunctionDecl *FD = CE->getDirectCallee();
         FD && !isKernel(FD) && holdsDescriptorPointer(FD->getReturnType()))
@@ -121,6 +138,8 @@ bool DeviceStorage::whyOpen(Group &G, const StorageNode &N, const Stmt *At) {
         return refuse(G, At, *Why);
     return true;
   }
+  if (!N.Closed)
+    return refuse(G, At, N.WhyOpen);
   if (const auto *V = dyn_cast<VarDecl>(N.D)) {
     if (V->hasAttr<CUDADeviceAttr>() || V->hasAttr<CUDAConstantAttr>() ||
         V->hasAttr<CUDASharedAttr>())

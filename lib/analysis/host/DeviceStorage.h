@@ -28,11 +28,12 @@ struct StorageRef {
 };
 
 /// A place a descriptor pointer lives: a variable (local, static, global,
-/// parameter), a field of every object of a class, or what a function
-/// returns. Keyed by the spelling position of its declaration, so that every
+/// parameter), a field of every object of a class, what a function
+/// returns, or one element, at a constant index, of a local array or
+/// container of descriptor pointers (`maps[0]`). Keyed by the spelling position of its declaration, so that every
 /// instantiation of a template shares one storage.
 struct StorageNode {
-  enum Kind { Variable, Parameter, Field, Result } K = Variable;
+  enum Kind { Variable, Parameter, Field, Result, Element } K = Variable;
   std::string Name;
   const clang::Decl *D = nullptr; // one declaration (for linkage and messages)
   std::vector<StorageRef> Uses;   // every reference (Result: every call)
@@ -114,6 +115,7 @@ private:
   const clang::Stmt *parent(const clang::FunctionDecl *Fn, const clang::Stmt *S);
   bool classifyArraySlot(Group &G, const clang::UnaryOperator *Addr, const clang::Expr *Storage,
                          const clang::FunctionDecl *Kernel, unsigned Index);
+  std::string elementOf(const clang::Expr *E);
   bool isDriverAddress(const clang::ExplicitCastExpr *EC, const clang::FunctionDecl *Fn);
   /// The storage \p E reads (a variable, a field, a call's result), if any.
   std::optional<std::string> storageOf(const clang::Expr *E);

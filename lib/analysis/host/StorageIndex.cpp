@@ -31,6 +31,24 @@ static const FunctionDecl *definitionOf(const FunctionDecl *FD) {
   return FD;
 }
 
+std::string StorageIndex::elementKey(const VarDecl *Container, int64_t Index) const {
+  return keyAt('E', Container) + "[" + std::to_string(Index) + "]";
+}
+
+/// A local array, `std::array` or `std::vector` of descriptor pointers.
+static bool isPointerContainer(const VarDecl *V) {
+  QualType T = V->getType();
+  if (const ArrayType *AT = T->getAsArrayTypeUnsafe())
+    return holdsDescriptorPointer(AT->getElementType());
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(T->getAsCXXRecordDecl());
+  if (!Spec || !Spec->isInStdNamespace() ||
+      !llvm::is_contained({"vector", "array"}, Spec->getName()))
+    return false;
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  return Args.size() > 0 && Args[0].getKind() == TemplateArgument::Type &&
+         holdsDescriptorPointer(Args[0].getAsType());
+}
+
 std::string StorageIndex::variableKey(const VarDecl *V) const {
   if (const auto *PV = dyn_cast<ParmVarDecl>(V))
     if (const auto *FD = dyn_cast<FunctionDecl>(PV->getDeclContext()))
@@ -157,6 +175,8 @@ public:
   bool VisitDeclRefExpr(DeclRefExpr *R) {
     if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && holdsDescriptorPointer(V->getType()))
       variableNode(V).Uses.push_back({R, top()});
+    if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && isPointerContainer(V))
+      ContainerRefs[V].push_back(R);
     if (const auto *FD = dyn_cast<FunctionDecl>(R->getDecl()))
       FunctionRefs.push_back({R, FD});
     return true;
@@ -234,10 +254,21 @@ public:
   }
 
   /// Functions named other than as a direct callee: their calls are unseen.
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *E) {
+    element(E, E->getBase(), E->getIdx());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *E) {
+    if (E->getOperator() == OO_Subscript && E->getNumArgs() == 2)
+      element(E, E->getArg(0), E->getArg(1));
+    return true;
+  }
+
   void finish() {
     for (auto &[R, FD] : FunctionRefs)
       if (!CalleeRefs.count(R))
         I.AddressTaken.insert(patternOf(FD)->getFirstDecl());
+    closeContainers();
   }
 
 private:
@@ -247,6 +278,48 @@ private:
   std::set<const DeclRefExpr *> CalleeRefs;
 
   const FunctionDecl *top() const { return Stack.empty() ? nullptr : Stack.back(); }
+
+  /// The references of each container of descriptor pointers, those that
+  /// name one element at a constant index, and its element storages.
+  std::map<const VarDecl *, std::vector<const DeclRefExpr *>> ContainerRefs;
+  std::set<const DeclRefExpr *> ElementRefs;
+  std::map<const VarDecl *, std::set<std::string>> ElementsOf;
+
+  /// `maps[0]`: one element of a container, a storage of its own.
+  void element(const Expr *E, const Expr *Base, const Expr *Index) {
+    const auto *R = dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts());
+    const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+    Expr::EvalResult K;
+    if (!V || !isPointerContainer(V) || Index->isValueDependent() ||
+        !Index->EvaluateAsInt(K, I.Ctx))
+      return;
+    int64_t At = K.Val.getInt().getExtValue();
+    std::string Key = I.elementKey(V, At);
+    I.node(Key, StorageNode::Element, V, V->getNameAsString() + "[" + std::to_string(At) + "]")
+        .Uses.push_back({E, top()});
+    ElementRefs.insert(R);
+    ElementsOf[V].insert(Key);
+  }
+
+  /// An element is a storage only while its container is a local variable
+  /// used by nothing but constant indexes: anything else (a call, a loop
+  /// over it, `data()`, a run-time index) may reach every element.
+  void closeContainers() {
+    for (auto &[V, Keys] : ElementsOf) {
+      std::string Why;
+      if (!V->hasLocalStorage() || V->isStaticLocal() || isa<ParmVarDecl>(V))
+        Why = "'" + V->getNameAsString() + "' is not a local variable";
+      for (const DeclRefExpr *R : ContainerRefs[V])
+        if (Why.empty() && !ElementRefs.count(R))
+          Why = "'" + V->getNameAsString() + "' is used other than by a constant index, which "
+                "may reach any of its elements";
+      if (!Why.empty())
+        for (const std::string &Key : Keys) {
+          I.Nodes[Key].Closed = false;
+          I.Nodes[Key].WhyOpen = Why;
+        }
+    }
+  }
 
   void escapes(const Expr *A) {
     std::vector<const RecordDecl *> Held;

@@ -34,6 +34,7 @@ struct StorageIndex {
   std::string parameterKey(const clang::FunctionDecl *FD, unsigned I) const;
   std::string fieldKey(const clang::FieldDecl *F) const;
   std::string resultKey(const clang::FunctionDecl *FD) const;
+  std::string elementKey(const clang::VarDecl *Container, int64_t Index) const;
   StorageNode &node(const std::string &Key, StorageNode::Kind K, const clang::Decl *D,
                     std::string Name);
   const clang::Stmt *parent(const clang::FunctionDecl *Fn, const clang::Stmt *S);

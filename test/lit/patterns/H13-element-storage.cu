@@ -1,0 +1,49 @@
+// H13, element storage: the device copy lives in one element, at a constant
+// index, of a local array or std::vector of descriptor pointers. The element
+// is a storage of its own, so the storage rule retargets it like a variable:
+// `maps[0] = new CUtensorMap`, `*maps[0] = h`, the launch passes `*maps[0]`,
+// `delete maps[0]`. Each element is its own group.
+// RUN: %prep
+// RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
+// RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
+// RUN: %nvcc-compile %t.cu
+// RUN: %tma --check %t.cu
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <vector>
+
+__global__ void blur(const CUtensorMap *map, int *out) { out[0] = int(map->opaque[0]); }
+// CHECK-MESSAGES: warning: kernel 'blur' reads descriptor 'map' through global memory; now passed by value [tma-001]
+
+int in_vector(const CUtensorMap &first, const CUtensorMap &second, int *out) {
+  std::vector<CUtensorMap *> maps(2, nullptr);
+  cudaMalloc(&maps[0], sizeof(CUtensorMap));
+  cudaMemcpy(maps[0], &first, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  blur<<<1, 1>>>(maps[0], out);
+  cudaMemcpy(maps[0], &second, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  blur<<<1, 1>>>(maps[0], out);
+  cudaFree(maps[0]);
+  return 0;
+}
+// CHECK-MESSAGES: note: 'maps[0]' now holds the descriptor in host memory
+// CHECK-FIXES-LABEL: int in_vector(
+// CHECK-FIXES: {{^}}  maps[0] = new CUtensorMap;
+// CHECK-FIXES-NEXT: {{^}}  *maps[0] = first;
+// CHECK-FIXES-NEXT: {{^}}  blur<<<1, 1>>>(*maps[0], out);
+// CHECK-FIXES-NEXT: {{^}}  *maps[0] = second;
+// CHECK-FIXES-NEXT: {{^}}  blur<<<1, 1>>>(*maps[0], out);
+// CHECK-FIXES-NEXT: {{^}}  delete maps[0];
+
+int in_array(const CUtensorMap &h, int *out) {
+  CUtensorMap *maps[2] = {nullptr, nullptr};
+  cudaMalloc(&maps[1], sizeof(CUtensorMap));
+  cudaMemcpy(maps[1], &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  blur<<<1, 1>>>(maps[1], out);
+  cudaFree(maps[1]);
+  return 0;
+}
+// CHECK-FIXES-LABEL: int in_array(
+// CHECK-FIXES: {{^}}  maps[1] = new CUtensorMap;
+// CHECK-FIXES-NEXT: {{^}}  *maps[1] = h;
+// CHECK-FIXES-NEXT: {{^}}  blur<<<1, 1>>>(*maps[1], out);
+// CHECK-FIXES-NEXT: {{^}}  delete maps[1];

@@ -1,0 +1,41 @@
+// R12, the unsafe twins of patterns/H13-element-storage.cu (tma-105): an
+// element is a storage only while its container is used by nothing but
+// constant indexes; a run-time index, or the container handed to a
+// function, may reach the element, so it stays on the device and the
+// refusal names that use.
+// RUN: %prep
+// RUN: %tma %t.cu 2>&1 | %FileCheck %s
+// RUN: cmp %t.cu %t.orig.cu
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <vector>
+
+__global__ void blur(const CUtensorMap *map, int *out) { out[0] = int(map->opaque[0]); }
+__global__ void sharpen(const CUtensorMap *map, int *out) { out[1] = int(map->opaque[1]); }
+// CHECK-DAG: warning: descriptor 'map' of kernel 'blur' is left by reference
+// CHECK-DAG: warning: descriptor 'map' of kernel 'sharpen' is left by reference
+// CHECK-DAG: note: also: the storage rule cannot retarget it: 'maps' is used other than by a constant index, which may reach any of its elements [storage.unclassified-use]
+// CHECK-DAG: note: also: the storage rule cannot retarget it: 'kept' is used other than by a constant index, which may reach any of its elements [storage.unclassified-use]
+
+extern void patch_all(std::vector<CUtensorMap *> &maps);
+
+int run_time_index(const CUtensorMap &h, int *out, int i) {
+  CUtensorMap *maps[2] = {nullptr, nullptr};
+  cudaMalloc(&maps[0], sizeof(CUtensorMap));
+  cudaMemcpy(maps[0], &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  CUtensorMap *other = maps[i];
+  (void)other;
+  blur<<<1, 1>>>(maps[0], out);
+  cudaFree(maps[0]);
+  return 0;
+}
+
+int handed_on(const CUtensorMap &h, int *out) {
+  std::vector<CUtensorMap *> kept(1, nullptr);
+  cudaMalloc(&kept[0], sizeof(CUtensorMap));
+  cudaMemcpy(kept[0], &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  patch_all(kept);
+  sharpen<<<1, 1>>>(kept[0], out);
+  cudaFree(kept[0]);
+  return 0;
+}

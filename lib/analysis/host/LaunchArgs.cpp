@@ -81,25 +81,21 @@ void LaunchArgs::analyzeLaunchArg(const KernelLaunch &KL, unsigned Index,
   }
 }
 
-FlowAnswer LaunchArgs::refuse(DiagID ID, std::string Msg, SourceLocation At,
+FlowAnswer LaunchArgs::refuse(ReasonID Why, llvm::ArrayRef<std::string> Args, SourceLocation At,
                               std::vector<Note> Notes) {
-  return FlowAnswer::refused(Blocker{ID, std::move(Msg), ST.point(At), std::move(Notes)});
+  return FlowAnswer::refused(blockerFor(Why, Args, ST.point(At), std::move(Notes)));
 }
 
 FlowAnswer LaunchArgs::launchedFromDevice(const LaunchArg &A, LaunchSite &LS) {
   if (!A.Fn->hasAttr<CUDAGlobalAttr>() && !A.Fn->hasAttr<CUDADeviceAttr>())
     return FlowAnswer::notMine();
-  return refuse(DiagID::LaunchNotRewritable, "'" + LS.KernelName + "' is launched from device code",
-                A.KL.E->getBeginLoc());
+  return refuse(ReasonID::LaunchFromDevice, {LS.KernelName}, A.KL.E->getBeginLoc());
 }
 
 FlowAnswer LaunchArgs::notAVariable(const LaunchArg &A, LaunchSite &LS) {
   if (A.Var)
     return FlowAnswer::notMine();
-  return refuse(DiagID::HostNotTraceable,
-                "the descriptor argument '" + LS.HostDescriptor +
-                    "' is not a variable holding a device copy",
-                A.Arg->getBeginLoc());
+  return refuse(ReasonID::LaunchArgNotVariable, {LS.HostDescriptor}, A.Arg->getBeginLoc());
 }
 
 // H7: a launcher function forwards its parameter; its callers pass the
@@ -174,9 +170,11 @@ FlowAnswer LaunchArgs::fileScopeCache(const LaunchArg &A, LaunchSite &LS) {
   std::optional<CharSourceRange> ArgRange = ST.fileRange(A.Ref->getSourceRange());
   if (!Helper || !ArgRange)
     return FlowAnswer::notMine(); // refused below as not a local variable
-  if (std::optional<std::string> Why = UploadFlow.fileScopeCacheProblem(A.Var))
-    return refuse(DiagID::HostNotTraceable, *Why, A.Arg->getBeginLoc(),
-                  {{"declared here", ST.point(A.Var->getLocation())}});
+  if (std::optional<Blocker> Why =
+          UploadFlow.fileScopeCacheProblem(A.Var, ST.point(A.Arg->getBeginLoc()))) {
+    Why->Notes.push_back({"declared here", ST.point(A.Var->getLocation())});
+    return FlowAnswer::refused(std::move(*Why));
+  }
   // An error in any function that assigns or reads it may hide a use.
   for (const SourceSpan &S : Users)
     if (!llvm::is_contained(LS.ReliesOn, S))
@@ -187,18 +185,15 @@ FlowAnswer LaunchArgs::fileScopeCache(const LaunchArg &A, LaunchSite &LS) {
 FlowAnswer LaunchArgs::notLocal(const LaunchArg &A, LaunchSite &) {
   if (A.Var->hasLocalStorage() && !A.Var->isStaticLocal())
     return FlowAnswer::notMine();
-  return refuse(DiagID::HostNotTraceable,
-                "'" + A.Var->getNameAsString() + "' is not a local variable of '" +
-                    A.Fn->getQualifiedNameAsString() + "'",
+  return refuse(ReasonID::LaunchArgNotLocal,
+                {A.Var->getNameAsString(), A.Fn->getQualifiedNameAsString()},
                 A.Arg->getBeginLoc());
 }
 
 FlowAnswer LaunchArgs::spelledInMacro(const LaunchArg &A, LaunchSite &) {
   if (ST.fileRange(A.Ref->getSourceRange()))
     return FlowAnswer::notMine();
-  return refuse(DiagID::InMacro,
-                "the argument '" + A.Var->getNameAsString() + "' is spelled inside a macro body",
-                A.Arg->getBeginLoc());
+  return refuse(ReasonID::LaunchArgInMacro, {A.Var->getNameAsString()}, A.Arg->getBeginLoc());
 }
 
 /// The upload helper \p E calls (a function returning a descriptor
@@ -288,11 +283,8 @@ FlowAnswer LaunchArgs::memberDeviceCopy(const LaunchArg &A, LaunchSite &LS) {
   if (RD && (!RD->isAggregate() || !RD->hasTrivialDestructor() ||
              llvm::any_of(RD->methods(),
                           [](const CXXMethodDecl *M) { return !M->isImplicit(); })))
-    return refuse(DiagID::HostNotTraceable,
-                  "'" + HostBuffers::storageName(*S) + "' is a field of '" +
-                      RD->getQualifiedNameAsString() +
-                      "', which has constructors, a destructor or methods that may use it; "
-                      "only fields of plain structs are followed",
+    return refuse(ReasonID::LaunchArgFieldOfClass,
+                  {HostBuffers::storageName(*S), RD->getQualifiedNameAsString()},
                   A.Arg->getBeginLoc(), {{"declared here", ST.point(S->Field->getLocation())}});
   return traceDeviceCopy(A, *S, A.Arg->IgnoreParenImpCasts(), LS);
 }
@@ -307,9 +299,8 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
   const Stmt *Launch = A.KL.E;
   const CopyInfo *Reaching = Buffers.reachingCopy(S, Launch, A.Fn);
   if (!Reaching)
-    return refuse(DiagID::HostNotTraceable,
-                  "no cudaMemcpy of a host descriptor into '" + Name + "' reaches this launch",
-                  A.Arg->getBeginLoc(), {{"'" + Name + "' is declared here", Buf.Where}});
+    return refuse(ReasonID::LaunchNoReachingCopy, {Name}, A.Arg->getBeginLoc(),
+                  {{"'" + Name + "' is declared here", Buf.Where}});
   if (std::optional<Blocker> Why = Buffers.changedBetween(S, *Reaching, Launch, A.Fn,
                                                                  &LS.UnlessLaunchers))
     return FlowAnswer::refused(std::move(*Why));
@@ -320,8 +311,7 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
     return FlowAnswer::refused(std::move(*Why));
   std::optional<CharSourceRange> ArgRange = ST.fileRange(Spelled->getSourceRange());
   if (!ArgRange)
-    return refuse(DiagID::InMacro, "the argument '" + Name + "' is spelled inside a macro body",
-                  A.Arg->getBeginLoc());
+    return refuse(ReasonID::LaunchArgInMacro, {Name}, A.Arg->getBeginLoc());
   LS.HostDescriptor = HostDescriptor;
   LS.Edits.push_back(ST.replace(*ArgRange, LS.HostDescriptor));
   return FlowAnswer::accepted();

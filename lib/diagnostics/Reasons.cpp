@@ -4,6 +4,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <cassert>
+#include <iterator>
 
 namespace tma {
 
@@ -16,9 +17,9 @@ static const ReasonInfo Table[] = {
 llvm::ArrayRef<ReasonInfo> allReasons() { return Table; }
 
 const ReasonInfo &reasonInfo(ReasonID R) {
-  // The table follows the enumeration, which starts with None.
-  assert(R != ReasonID::None && "no table entry for ReasonID::None");
-  return Table[static_cast<unsigned>(R) - 1];
+  // The table follows the enumeration, row for row.
+  assert(static_cast<unsigned>(R) < std::size(Table) && "not a row of the reason table");
+  return Table[static_cast<unsigned>(R)];
 }
 
 std::string formatReason(ReasonID R, llvm::ArrayRef<std::string> Args) {
@@ -37,9 +38,14 @@ std::string formatReason(ReasonID R, llvm::ArrayRef<std::string> Args) {
   return Out;
 }
 
+Blocker::Blocker(ReasonID R, llvm::ArrayRef<std::string> Args, SourcePoint Where,
+                 std::vector<Note> Notes)
+    : ID(reasonInfo(R).Diag), Message(formatReason(R, Args)), Where(std::move(Where)),
+      Notes(std::move(Notes)), Reason(R) {}
+
 Blocker blockerFor(ReasonID R, llvm::ArrayRef<std::string> Args, SourcePoint Where,
                    std::vector<Note> Notes) {
-  return {reasonInfo(R).Diag, formatReason(R, Args), std::move(Where), std::move(Notes), R};
+  return Blocker(R, Args, std::move(Where), std::move(Notes));
 }
 
 } // namespace tma

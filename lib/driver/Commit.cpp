@@ -332,23 +332,24 @@ Recovery recoverInterruptedRun(llvm::StringRef Root, bool Apply,
 /// contents; a file that changed or whose edits do not apply goes to
 /// \p Failed, one with several hard links to \p HardLinks.
 static std::vector<JournalEntry> prepareEntries(RunResult &R, const std::string &Tag,
-                                                std::map<std::string, std::string> &Failed,
+                                                std::map<std::string, Blocker> &Failed,
                                                 std::map<std::string, unsigned> &HardLinks) {
   std::vector<JournalEntry> Entries;
   for (auto &[File, List] : R.Edits) {
     const std::string &Old = R.Original[File];
     std::optional<std::string> Now = contentsOf(File);
     if (!Now) {
-      Failed[File] = "'" + File + "' cannot be read any more";
+      Failed.insert_or_assign(File, blockerFor(ReasonID::CommitFileUnreadable, {File}, {}));
       continue;
     }
     if (*Now != Old) {
-      Failed[File] = "'" + File + "' changed on disk while the tool ran";
+      Failed.insert_or_assign(File, blockerFor(ReasonID::CommitFileChanged, {File}, {}));
       continue;
     }
     llvm::Expected<std::string> New = applyEdits(Old, File, List);
     if (!New) {
-      Failed[File] = "edits to '" + File + "' do not apply: " + llvm::toString(New.takeError());
+      Failed.insert_or_assign(File, blockerFor(ReasonID::CommitEditsDoNotApply,
+                                               {File, llvm::toString(New.takeError())}, {}));
       continue;
     }
     // A rename gives the path a new inode; other hard links keep the old
@@ -365,7 +366,7 @@ static std::vector<JournalEntry> prepareEntries(RunResult &R, const std::string 
 /// The temporary file of each entry, in order, until one fails (into
 /// \p Failed); \p Created lists those written.
 static void writeTemporaries(const std::vector<JournalEntry> &Entries, const FaultHook &Fault,
-                             std::map<std::string, std::string> &Failed,
+                             std::map<std::string, Blocker> &Failed,
                              std::vector<std::string> &Created) {
   int Temps = 0;
   for (const JournalEntry &E : Entries) {
@@ -378,7 +379,8 @@ static void writeTemporaries(const std::vector<JournalEntry> &Entries, const Fau
     else
       Err = writeTemporaryFor(E.Path, E.Temp, E.NewText);
     if (Err) {
-      Failed[E.Path] = llvm::toString(std::move(Err));
+      Failed.insert_or_assign(E.Path, blockerFor(ReasonID::CommitTemporaryFailed,
+                                                 {llvm::toString(std::move(Err))}, {}));
       break;
     }
     Created.push_back(E.Temp);
@@ -418,42 +420,45 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root,
     Tag += "0123456789abcdef"[llvm::sys::Process::GetRandomNumber() % 16];
 
   // Refuses every accepted unit that edits \p File, then recomputes the edits.
-  auto RefuseFile = [&](const std::string &File, const std::string &Why) {
+  // The blocker of a file comes without a place: each unit's is its edit.
+  auto RefuseFile = [&](const std::string &File, const Blocker &Why) {
     for (size_t U = 0; U < R.ThePlan.Units.size(); ++U) {
       if (R.ThePlan.Units[U].Refused)
         continue;
       for (const TextEdit &E : R.ThePlan.Units[U].Edits)
         if (E.File == File) {
-          R.ThePlan.refuseUnit(U, {DiagID::WriteFailed, Why, {E.File, E.Offset, 0, 0}, {}});
+          Blocker AtEdit = Why;
+          AtEdit.Where = {E.File, E.Offset, 0, 0};
+          R.ThePlan.refuseUnit(U, AtEdit);
           break;
         }
     }
   };
-  auto RefuseAll = [&](const std::string &Why) {
+  auto RefuseAll = [&](ReasonID Reason, llvm::ArrayRef<std::string> Args) {
+    Blocker Why = blockerFor(Reason, Args, {});
     for (size_t U = 0; U < R.ThePlan.Units.size(); ++U)
       if (!R.ThePlan.Units[U].Refused)
-        R.ThePlan.refuseUnit(U, {DiagID::WriteFailed, Why, {}, {}});
+        R.ThePlan.refuseUnit(U, Why);
     collectAcceptedEdits(R);
-    Out.Errors.push_back(Why + "; nothing was written");
+    Out.Errors.push_back(Why.Message + "; nothing was written");
   };
 
   llvm::Expected<RootLock> Lock = RootLock::acquire(Root, Waiting);
   if (!Lock) {
-    RefuseAll(llvm::toString(Lock.takeError()));
+    RefuseAll(ReasonID::CommitLockFailed, {llvm::toString(Lock.takeError())});
     return Out;
   }
   // A run killed while writing after this run looked for a journal: finish
   // it first, or write nothing.
   Recovery Before = recoverLocked(Root);
   if (Before.What == Recovery::Stuck) {
-    RefuseAll("the journal '" + journalPath(Root) + "' of an interrupted run cannot be "
-              "finished: " + Before.Problems.front());
+    RefuseAll(ReasonID::CommitJournalStuck, {journalPath(Root), Before.Problems.front()});
     return Out;
   }
 
   // Each round either writes everything left or refuses at least one unit.
   for (;;) {
-    std::map<std::string, std::string> Failed; // file -> why
+    std::map<std::string, Blocker> Failed; // file -> why
     std::map<std::string, unsigned> HardLinks;  // file -> link count, when > 1
     std::vector<JournalEntry> Entries = prepareEntries(R, Tag, Failed, HardLinks);
     if (Failed.empty() && Entries.empty())
@@ -466,7 +471,7 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root,
     };
     if (Failed.empty()) {
       if (llvm::Error E = writeJournal(Root, "preparing", Entries)) {
-        RefuseAll(llvm::toString(std::move(E)));
+        RefuseAll(ReasonID::CommitJournalNotWritten, {llvm::toString(std::move(E))});
         return Out;
       }
       writeTemporaries(Entries, Fault, Failed, Created);
@@ -477,7 +482,7 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root,
     }
     if (!Failed.empty()) {
       for (const auto &[File, Why] : Failed) {
-        Out.Errors.push_back(Why);
+        Out.Errors.push_back(Why.Message);
         RefuseFile(File, Why);
       }
       collectAcceptedEdits(R);
@@ -489,7 +494,7 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root,
     if (llvm::Error E = writeJournal(Root, "committing", Entries)) {
       RemoveTemps();
       removeJournal(Root);
-      RefuseAll(llvm::toString(std::move(E)));
+      RefuseAll(ReasonID::CommitJournalNotWritten, {llvm::toString(std::move(E))});
       return Out;
     }
     syncDirectoryOf(journalPath(Root));
@@ -497,13 +502,13 @@ CommitResult commitEdits(RunResult &R, llvm::StringRef Root,
     for (const JournalEntry &E : Entries) {
       if (std::error_code EC = llvm::sys::fs::rename(E.Temp, E.Path)) {
         // Rare (the temporary sits next to the file): undo what is done.
-        std::string Why = "cannot replace '" + E.Path + "': " + EC.message();
         Recovery Back = recoverLocked(Root);
         if (Back.What == Recovery::Finished)
           break; // the recovery's own rename succeeded
-        RefuseAll(Why + (Back.What == Recovery::Undone
-                             ? "; the files already replaced were restored"
-                             : "; the journal '" + journalPath(Root) + "' is kept"));
+        if (Back.What == Recovery::Undone)
+          RefuseAll(ReasonID::CommitReplaceFailedRestored, {E.Path, EC.message()});
+        else
+          RefuseAll(ReasonID::CommitReplaceFailedKept, {E.Path, EC.message(), journalPath(Root)});
         return Out;
       }
       if (++Renames == Fault.ExitAfterRenames)

@@ -453,11 +453,12 @@ static std::map<std::string, Blocker> refusalsForErrors(RunResult &R) {
     if (Blocking.empty())
       continue;
     ++R.RefusedForErrors;
-    Preblocked[D.Key] = {DiagID::ParseError,
-                         "clang reports " + std::to_string(Blocking.size()) + " error" +
-                             (Blocking.size() == 1 ? "" : "s") +
-                             " in code this descriptor relies on",
-                         Blocking.front().Where, Blocking};
+    Preblocked.insert_or_assign(
+        D.Key, Blocking.size() == 1
+                   ? blockerFor(ReasonID::EngineCompilerError, {}, Blocking.front().Where,
+                                Blocking)
+                   : blockerFor(ReasonID::EngineCompilerErrors, {std::to_string(Blocking.size())},
+                                Blocking.front().Where, Blocking));
   }
   return Preblocked;
 }
@@ -480,12 +481,9 @@ static void refuseForFailedTUs(RunResult &R) {
       });
       if (!D.ExternallyVisible && InOwnFile)
         continue;
-      std::string What = TU.Failed ? "could not be analysed"
-                                   : "has errors that may hide code from the analysis";
-      Blocker Why{DiagID::ParseError,
-                  "'" + TU.File + "' " + What + "; it may launch kernel '" + D.KernelName +
-                      "' (give it the right flags, or leave it out)",
-                  D.Where, {}};
+      Blocker Why = blockerFor(TU.Failed ? ReasonID::EngineUnitNotAnalysed
+                                         : ReasonID::EngineUnitErrorsMayHide,
+                               {TU.File, D.KernelName}, D.Where);
       if (D.Rewrite)
         R.ThePlan.refuseUnit(D.Unit, Why);
       else if (D.Blockers.empty() || D.Blockers.front().ID != DiagID::ParseError)
@@ -503,10 +501,8 @@ static void refuseReadOnlyFiles(RunResult &R) {
       llvm::sys::fs::file_status Status;
       if (!llvm::sys::fs::status(E.File, Status) &&
           !(Status.permissions() & llvm::sys::fs::owner_write)) {
-        R.ThePlan.refuseUnit(U, {DiagID::NotWritable,
-                                 "'" + E.File + "' is read-only (no write permission)",
-                                 {E.File, E.Offset, 0, 0},
-                                 {}});
+        R.ThePlan.refuseUnit(
+            U, blockerFor(ReasonID::EngineReadOnlyFile, {E.File}, {E.File, E.Offset, 0, 0}));
         break;
       }
     }
@@ -526,7 +522,7 @@ static void verifyUnits(RunResult &R, const EngineOptions &Opts) {
     for (size_t U = 0; U < R.ThePlan.Units.size(); ++U)
       if (!R.ThePlan.Units[U].Refused)
         Live.push_back(U);
-    Blocker Why{DiagID::VerifyFailed, "the rewritten code does not compile: " + Err, {}, {}};
+    Blocker Why = blockerFor(ReasonID::EngineVerifyFailed, {Err}, {});
     if (Live.size() == 1 || Round == 2) {
       for (size_t U : Live)
         R.ThePlan.refuseUnit(U, Why);
@@ -535,8 +531,7 @@ static void verifyUnits(RunResult &R, const EngineOptions &Opts) {
     for (size_t U : Live) {
       std::string UErr = newErrorInRun(R, R.ThePlan.editsByFile(U), Opts, R.VerifyParses);
       if (!UErr.empty())
-        R.ThePlan.refuseUnit(U, {DiagID::VerifyFailed,
-                                 "the rewritten code does not compile: " + UErr, {}, {}});
+        R.ThePlan.refuseUnit(U, blockerFor(ReasonID::EngineVerifyFailed, {UErr}, {}));
     }
   }
 }

@@ -74,16 +74,11 @@ static bool diagFromJSON(const Value &V, DiagID &ID, Path Where) {
   ID = D->ID;
   return true;
 }
-static llvm::StringRef reasonName(ReasonID R) {
-  return R == ReasonID::None ? llvm::StringRef() : llvm::StringRef(reasonInfo(R).Name);
-}
+static llvm::StringRef reasonName(ReasonID R) { return reasonInfo(R).Name; }
 static bool reasonFromJSON(const Value &V, ReasonID &R, Path Where) {
   std::string Name;
   if (!fromJSON(V, Name, Where))
     return false;
-  R = ReasonID::None;
-  if (Name.empty())
-    return true;
   for (const ReasonInfo &I : allReasons())
     if (I.Name == Name) {
       R = I.ID;
@@ -97,18 +92,66 @@ Value toJSON(const Blocker &B) {
   return Object{{"id", info(B.ID).Code}, {"message", B.Message}, {"where", B.Where},
                 {"notes", B.Notes},      {"reason", reasonName(B.Reason)}};
 }
-bool fromJSON(const Value &V, Blocker &B, Path Where) {
+/// A blocker read back: every blocker is built from a row of the reason
+/// table, so it is rebuilt from its row, with the message it had.
+static std::optional<Blocker> blockerFromJSON(const Value &V, Path Where) {
   ObjectMapper O(V, Where);
   const Object *Obj = V.getAsObject();
-  if (!O || !O.map("message", B.Message) || !O.map("where", B.Where) || !O.map("notes", B.Notes))
-    return false;
+  std::string Message;
+  SourcePoint At;
+  std::vector<Note> Notes;
+  if (!O || !O.map("message", Message) || !O.map("where", At) || !O.map("notes", Notes))
+    return std::nullopt;
   const Value *ID = Obj->get("id"), *Reason = Obj->get("reason");
   if (!ID || !Reason) {
     Where.report("missing id or reason");
+    return std::nullopt;
+  }
+  DiagID Diag;
+  ReasonID R;
+  if (!diagFromJSON(*ID, Diag, Where.field("id")) ||
+      !reasonFromJSON(*Reason, R, Where.field("reason")))
+    return std::nullopt;
+  Blocker B(R, {}, At, std::move(Notes));
+  B.ID = Diag;
+  B.Message = std::move(Message);
+  return B;
+}
+bool fromJSON(const Value &V, std::vector<Blocker> &Out, Path Where) {
+  const Array *Arr = V.getAsArray();
+  if (!Arr) {
+    Where.report("expected an array");
     return false;
   }
-  return diagFromJSON(*ID, B.ID, Where.field("id")) &&
-         reasonFromJSON(*Reason, B.Reason, Where.field("reason"));
+  Out.clear();
+  for (size_t I = 0; I < Arr->size(); ++I) {
+    std::optional<Blocker> B = blockerFromJSON((*Arr)[I], Where.index(I));
+    if (!B)
+      return false;
+    Out.push_back(std::move(*B));
+  }
+  return true;
+}
+bool fromJSON(const Value &V, std::vector<std::pair<std::string, Blocker>> &Out, Path Where) {
+  const Array *Arr = V.getAsArray();
+  if (!Arr) {
+    Where.report("expected an array");
+    return false;
+  }
+  Out.clear();
+  for (size_t I = 0; I < Arr->size(); ++I) {
+    const Array *Pair = (*Arr)[I].getAsArray();
+    std::string Key;
+    if (!Pair || Pair->size() != 2 || !fromJSON((*Pair)[0], Key, Where.index(I))) {
+      Where.index(I).report("expected a pair");
+      return false;
+    }
+    std::optional<Blocker> B = blockerFromJSON((*Pair)[1], Where.index(I));
+    if (!B)
+      return false;
+    Out.push_back({std::move(Key), std::move(*B)});
+  }
+  return true;
 }
 
 Value toJSON(const DescriptorParam &D) {

@@ -12,10 +12,10 @@ static Value point(const SourcePoint &P) {
   return Object{{"file", P.File}, {"line", P.Line}, {"column", P.Column}, {"offset", P.Offset}};
 }
 
-/// The ID of the main reason a descriptor is refused (the first blocker's),
-/// when that reason comes from the reason table.
+/// The ID of the main reason a descriptor is refused (the first blocker's);
+/// every blocker comes from the reason table.
 static std::optional<llvm::StringRef> reasonIdOf(const ParamDecision &D) {
-  if (D.Rewrite || D.Blockers.empty() || D.Blockers.front().Reason == ReasonID::None)
+  if (D.Rewrite || D.Blockers.empty())
     return std::nullopt;
   return reasonInfo(D.Blockers.front().Reason).Name;
 }

@@ -17,9 +17,12 @@ namespace {
 SourcePoint point(const std::string &File, unsigned N) { return {File, N, N + 1, N + 2}; }
 
 Blocker blocker(unsigned N) {
-  Blocker B{DiagID::Escapes, "blocker " + std::to_string(N), point("/b.cu", N),
-            {{"note " + std::to_string(N), point("/n.cu", N + 5)}}};
-  B.Reason = allReasons().front().ID;
+  // A different row and message each time, so a field read into another
+  // blocker's place shows.
+  const ReasonInfo &Row = allReasons()[N % allReasons().size()];
+  Blocker B(Row.ID, {"arg " + std::to_string(N)}, point("/b.cu", N),
+            {{"note " + std::to_string(N), point("/n.cu", N + 5)}});
+  B.Message = "blocker " + std::to_string(N);
   return B;
 }
 
@@ -135,8 +138,9 @@ TEST(FactsJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(P.Params[0].KernelName, "ns::k<int>");
   EXPECT_TRUE(P.Params[0].FromConstant);
   EXPECT_FALSE(P.Params[0].ExternallyVisible);
-  EXPECT_EQ(P.Params[0].Blockers[0].ID, DiagID::Escapes);
-  EXPECT_EQ(P.Params[0].Blockers[0].Reason, allReasons().front().ID);
+  EXPECT_EQ(P.Params[0].Blockers[0].Reason, allReasons()[4 % allReasons().size()].ID);
+  EXPECT_EQ(P.Params[0].Blockers[0].ID, allReasons()[4 % allReasons().size()].Diag);
+  EXPECT_EQ(P.Params[0].Blockers[0].Message, "blocker 4");
   EXPECT_EQ(P.Buffers[0].Kind, BufferKind::Retargeted);
   EXPECT_EQ(P.Buffers[0].Uses[0].Kind, HostUseKind::Free);
   EXPECT_EQ(P.TiedParams[0].first, (std::vector<std::string>{"tied-a", "tied-b"}));

@@ -54,7 +54,8 @@ TEST(Planner, IdenticalEditsFromBothPassesMerge) {
 TEST(Planner, BlockerInOnePassRefusesTheGroup) {
   PassFacts Host = oneKernel("host");
   PassFacts Device = oneKernel("device");
-  Device.Params[0].Blockers.push_back({DiagID::DeviceWrite, "written", at(60), {}});
+  Device.Params[0].Blockers.push_back(
+      blockerFor(ReasonID::DeviceDescriptorWritten, {"*map = m"}, at(60)));
   Plan P = makePlan({Device, Host}, {});
   EXPECT_FALSE(P.Params[0].Rewrite);
   EXPECT_EQ(P.Params[0].Blockers.front().ID, DiagID::DeviceWrite);
@@ -105,7 +106,7 @@ TEST(Planner, DeviceCopySharedWithARefusedKernelRefusesEveryReader) {
   Q.Key = "c:@F@k2#0";
   Q.KernelName = "k2";
   Q.Edits = {edit(400, 20, "const __grid_constant__ CUtensorMap map")};
-  Q.Blockers = {{DiagID::DeviceWrite, "written", at(420), {}}};
+  Q.Blockers = {blockerFor(ReasonID::DeviceDescriptorWritten, {"*map = m"}, at(420))};
   F.Params.push_back(Q);
   LaunchSite L2 = F.Launches[0];
   L2.ParamKey = Q.Key;
@@ -135,7 +136,7 @@ PassFacts sharedWithRefusedKernel() {
   Q.Key = "c:@F@k2#0";
   Q.KernelName = "k2";
   Q.Edits = {edit(400, 20, "const __grid_constant__ CUtensorMap map")};
-  Q.Blockers = {{DiagID::DeviceWrite, "written", at(420), {}}};
+  Q.Blockers = {blockerFor(ReasonID::DeviceDescriptorWritten, {"*map = m"}, at(420))};
   F.Params.push_back(Q);
   F.Buffers[0].Uses.push_back({HostUseKind::Launch, at(500), "launch", {}, Q.Key});
   return F;
@@ -190,7 +191,7 @@ PassFacts launcherDefinition(unsigned LocalCalls) {
   L.LocalCalls = LocalCalls;
   L.Uncalled.ParamKey = L.ParamKey;
   L.Uncalled.Where = at(320);
-  L.Uncalled.Blockers.push_back({DiagID::HostNotTraceable, "not called", at(290), {}});
+  L.Uncalled.Blockers.push_back(blockerFor(ReasonID::LauncherNotCalled, {"run"}, at(290)));
   F.Launchers.push_back(L);
   return F;
 }
@@ -235,7 +236,8 @@ TEST(Planner, ALauncherNoTUCallsStaysRefused) {
   Plan P = makePlan({launcherDefinition(0)}, {});
   ASSERT_EQ(P.Params.size(), 1u);
   EXPECT_FALSE(P.Params[0].Rewrite);
-  EXPECT_EQ(P.Params[0].Blockers.front().Message, "not called");
+  EXPECT_EQ(P.Params[0].Blockers.front().Message,
+            "launcher 'run' is not called in the given sources");
 }
 
 TEST(Planner, ACallOfAFunctionNoTUFollowsKeepsTheBuffer) {

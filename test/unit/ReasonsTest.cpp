@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
+#include <sstream>
 
 using namespace tma;
 
@@ -40,4 +42,15 @@ TEST(Reasons, BlockerCarriesDiagnosticMessageAndID) {
             "no launch of kernel 'k' in the given sources; launches elsewhere would break");
   EXPECT_EQ(B.Where.Offset, 4u);
   EXPECT_EQ(reasonInfo(B.Reason).Name.str(), "plan.no-launch");
+}
+
+TEST(Reasons, EveryIDIsInTheDocsWithItsDiagnostic) {
+  std::ifstream In(TMA_LIMITATIONS_MD);
+  ASSERT_TRUE(In) << TMA_LIMITATIONS_MD;
+  std::stringstream Docs;
+  Docs << In.rdbuf();
+  for (const ReasonInfo &R : allReasons()) {
+    std::string Row = "| `" + R.Name.str() + "` | " + info(R.Diag).Code.str() + " |";
+    EXPECT_NE(Docs.str().find(Row), std::string::npos) << "docs/limitations.md lacks " << Row;
+  }
 }

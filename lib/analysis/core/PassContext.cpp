@@ -57,13 +57,30 @@ std::vector<std::string> PassComponent::paramKeysOf(const FunctionDecl *K) {
   return Keys;
 }
 
-std::optional<std::string> PassComponent::callableUnverified(const FunctionDecl *F,
-                                                             llvm::StringRef Role) {
-  const SourceManager &SM = Ctx.getSourceManager();
+/// Can another translation unit call \p F without being verified with its
+/// new signature: external linkage, no declaration in a header (a TU
+/// including an edited header is re-parsed with it), not the whole program.
+static bool mayBeCalledUnseen(const FunctionDecl *F, const SourceManager &SM,
+                              bool WholeProgram) {
   bool InHeader = llvm::any_of(F->redecls(), [&](const FunctionDecl *D) {
     return SM.getFileID(SM.getExpansionLoc(D->getLocation())) != SM.getMainFileID();
   });
-  if (!F->isExternallyVisible() || InHeader || Pass.wholeProgram())
+  return F->isExternallyVisible() && !InHeader && !WholeProgram;
+}
+
+std::optional<Blocker> PassComponent::calledUnverified(const FunctionDecl *F, ReasonID Alone,
+                                                       ReasonID WithUnits, SourceLocation At) {
+  if (!mayBeCalledUnseen(F, Ctx.getSourceManager(), Pass.wholeProgram()))
+    return std::nullopt;
+  std::string Name = F->getQualifiedNameAsString();
+  if (Opts.UnitsNotInRun.empty())
+    return blockerFor(Alone, {Name}, ST.point(At));
+  return blockerFor(WithUnits, {Name, unitsNotInRun()}, ST.point(At));
+}
+
+std::optional<std::string> PassComponent::callableUnverified(const FunctionDecl *F,
+                                                             llvm::StringRef Role) {
+  if (!mayBeCalledUnseen(F, Ctx.getSourceManager(), Pass.wholeProgram()))
     return std::nullopt;
   std::string Why = Role.str() + " '" + F->getQualifiedNameAsString() +
                     "' has external linkage and no declaration in a header: other translation "
@@ -96,8 +113,9 @@ SourceSpan PassComponent::spanOf(const Decl *D) {
   return S;
 }
 
-void PassComponent::block(UseSink &Sink, DiagID ID, std::string Msg, SourceLocation Loc) {
-  Sink.Blockers.push_back({ID, std::move(Msg), ST.point(Loc), {}});
+void PassComponent::block(UseSink &Sink, ReasonID R, llvm::ArrayRef<std::string> Args,
+                          SourceLocation Loc) {
+  Sink.Blockers.push_back(blockerFor(R, Args, ST.point(Loc)));
 }
 
 unsigned PassComponent::offsetOf(SourceLocation L) {

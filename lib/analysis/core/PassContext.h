@@ -218,11 +218,19 @@ protected:
   /// (a TU including an edited header is re-parsed with it).
   std::optional<std::string> callableUnverified(const clang::FunctionDecl *F,
                                                 llvm::StringRef Role);
+  /// The refusal, at \p At, of \p F that another translation unit could
+  /// call unverified (as callableUnverified): \p Alone when the run names
+  /// no missing units, else \p WithUnits, whose %1 names them.
+  std::optional<Blocker> calledUnverified(const clang::FunctionDecl *F, ReasonID Alone,
+                                          ReasonID WithUnits, clang::SourceLocation At);
   /// What a run needs to see every translation unit of the program: the
   /// units of the compile database it leaves out.
   std::string unitsNotInRun();
   SourceSpan spanOf(const clang::Decl *D);
-  void block(UseSink &Sink, DiagID ID, std::string Msg, clang::SourceLocation Loc);
+  /// Refuses through the row \p R of the reason table, its template filled
+  /// with \p Args.
+  void block(UseSink &Sink, ReasonID R, llvm::ArrayRef<std::string> Args,
+             clang::SourceLocation Loc);
   unsigned offsetOf(clang::SourceLocation L);
   std::string spelled(const clang::Expr *E);
 };

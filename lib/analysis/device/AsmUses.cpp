@@ -44,8 +44,7 @@ void UseWalker::handleAsm(const GCCAsmStmt *AS, const Expr *Operand,
   std::string Name = Direct ? Direct->getDecl()->getNameAsString() : "descriptor pointer";
   for (unsigned I = 0; I < AS->getNumOutputs(); ++I)
     if (AS->getOutputExpr(I) == Operand) {
-      block(Sink, DiagID::DeviceWrite, "'" + Name + "' is an output of inline assembly",
-            AS->getBeginLoc());
+      block(Sink, ReasonID::DeviceAsmOutput, {Name}, AS->getBeginLoc());
       return;
     }
   unsigned Index = 0;
@@ -58,8 +57,7 @@ void UseWalker::handleAsm(const GCCAsmStmt *AS, const Expr *Operand,
       Found = true;
     }
   if (!Found) {
-    block(Sink, DiagID::Escapes, "'" + Name + "' is used in inline assembly in an unknown role",
-          AS->getBeginLoc());
+    block(Sink, ReasonID::DeviceAsmUnknownRole, {Name}, AS->getBeginLoc());
     return;
   }
   AsmOperandUse Use = classifyAsmOperand(AS->getAsmString(), Index, OpName);
@@ -70,22 +68,16 @@ void UseWalker::handleAsm(const GCCAsmStmt *AS, const Expr *Operand,
     return;
   case AsmOperandRole::AcquireFence:
     if (!Use.SoleAcquireFence) {
-      block(Sink, DiagID::InMacro,
-            "the acquire fence on '" + Name +
-                "' shares its asm statement with other instructions",
-            AS->getBeginLoc());
+      block(Sink, ReasonID::DeviceAsmFenceShared, {Name}, AS->getBeginLoc());
       return;
     }
     removeFence(AS, Fn, Depth, "fence.proxy.tensormap::generic.acquire", Sink);
     return;
   case AsmOperandRole::Write:
-    block(Sink, DiagID::DeviceWrite,
-          "'" + Name + "' is modified by '" + Use.Instruction + "'", AS->getBeginLoc());
+    block(Sink, ReasonID::DeviceAsmWrite, {Name, Use.Instruction}, AS->getBeginLoc());
     return;
   case AsmOperandRole::Unknown:
-    block(Sink, DiagID::Escapes,
-          "'" + Name + "' is used by '" + Use.Instruction +
-              "', not known to accept a kernel-parameter address",
+    block(Sink, ReasonID::DeviceAsmUnknownInstruction, {Name, Use.Instruction},
           AS->getBeginLoc());
     return;
   }
@@ -94,9 +86,7 @@ void UseWalker::handleAsm(const GCCAsmStmt *AS, const Expr *Operand,
 void UseWalker::removeFence(const Stmt *S, const FunctionDecl *Fn, unsigned Depth,
                                llvm::StringRef What, UseSink &Sink) {
   if (Depth > 0) {
-    block(Sink, DiagID::Escapes,
-          "the helper '" + Fn->getQualifiedNameAsString() + "' fences the descriptor with '" +
-              What.str() + "'; a shared helper is not edited",
+    block(Sink, ReasonID::DeviceHelperFences, {Fn->getQualifiedNameAsString(), What.str()},
           S->getBeginLoc());
     return;
   }
@@ -104,9 +94,7 @@ void UseWalker::removeFence(const Stmt *S, const FunctionDecl *Fn, unsigned Dept
   auto [Cur, P] = climb(Fn, S, statementWrappers);
   std::optional<TextEdit> Edit = ST.removeStatement(Cur->getSourceRange());
   if (!Edit) {
-    block(Sink, DiagID::InMacro,
-          "the acquire fence is part of a macro expansion that also does other work",
-          S->getBeginLoc());
+    block(Sink, ReasonID::DeviceFenceInMacro, {}, S->getBeginLoc());
     return;
   }
   if (!P || !isa<CompoundStmt>(P)) {

@@ -69,17 +69,13 @@ void KernelSignatures::addSignatureEdits(const FunctionDecl *FD, unsigned Index,
       continue;
     const ParmVarDecl *P = Redecl->getParamDecl(Index);
     if (ST.inSystemHeader(P->getLocation())) {
-      DP.Blockers.push_back({DiagID::Declaration,
-                             "a declaration of '" + DP.KernelName +
-                                 "' is in a system header",
-                             ST.point(P->getLocation()), {}});
+      DP.Blockers.push_back(blockerFor(ReasonID::SignatureInSystemHeader, {DP.KernelName},
+                                       ST.point(P->getLocation())));
       continue;
     }
     if (P->getOriginalType()->isArrayType()) {
-      DP.Blockers.push_back({DiagID::RuntimeIndex,
-                             "parameter '" + DP.ParamName +
-                                 "' is declared as an array of descriptors",
-                             ST.point(P->getLocation()), {}});
+      DP.Blockers.push_back(blockerFor(ReasonID::SignatureArrayParameter, {DP.ParamName},
+                                       ST.point(P->getLocation())));
       continue;
     }
     std::string Pointee = spelledPointee(ST, P);
@@ -89,10 +85,8 @@ void KernelSignatures::addSignatureEdits(const FunctionDecl *FD, unsigned Index,
     std::optional<CharSourceRange> R =
         ST.fileRange(SourceRange(P->getOuterLocStart(), End));
     if (!R) {
-      DP.Blockers.push_back({DiagID::InMacro,
-                             "the declaration of parameter '" + DP.ParamName +
-                                 "' is spelled by a macro",
-                             ST.point(P->getLocation()), {}});
+      DP.Blockers.push_back(blockerFor(ReasonID::SignatureSpelledByMacro, {DP.ParamName},
+                                       ST.point(P->getLocation())));
       continue;
     }
     std::string Text = "const __grid_constant__ " + Pointee;
@@ -117,12 +111,10 @@ std::optional<Blocker> KernelSignatures::paramSpaceBlocker(const FunctionDecl *F
   }
   if (Bytes <= Opts.ParamSpaceLimit)
     return std::nullopt;
-  return Blocker{DiagID::ParamSpace,
-                 "by value, the parameters of '" + patternOf(FD)->getQualifiedNameAsString() +
-                     "' would take " + std::to_string(Bytes) + " bytes, above the " +
-                     std::to_string(Opts.ParamSpaceLimit) + "-byte limit",
-                 ST.point(FD->getLocation()),
-                 {}};
+  return blockerFor(ReasonID::SignatureParamSpace,
+                    {patternOf(FD)->getQualifiedNameAsString(), std::to_string(Bytes),
+                     std::to_string(Opts.ParamSpaceLimit)},
+                    ST.point(FD->getLocation()));
 }
 
 void KernelSignatures::checkParamSpace(const FunctionDecl *FD,

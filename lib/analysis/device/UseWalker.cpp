@@ -53,8 +53,7 @@ void UseWalker::addressOf(const DeclRefExpr *Direct, UseSink &Sink) {
   if (std::optional<CharSourceRange> R = editRange(Direct->getSourceRange()))
     Sink.Edits.push_back(ST.insertBefore(R->getBegin(), "&"));
   else
-    block(Sink, DiagID::InMacro, "descriptor use is spelled inside a macro body",
-          Direct->getBeginLoc());
+    block(Sink, ReasonID::DeviceUseInMacro, {}, Direct->getBeginLoc());
 }
 
 void UseWalker::walkVarRefs(const VarDecl *V, const FunctionDecl *Fn,
@@ -85,13 +84,11 @@ void UseWalker::walkRef(const DeclRefExpr *R, const FunctionDecl *Fn,
   }
   if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P)) {
     if (UO->getOpcode() == UO_AddrOf) {
-      block(Sink, DiagID::Escapes, "the address of '" + Name + "' is taken",
-            UO->getBeginLoc());
+      block(Sink, ReasonID::DeviceAddressTaken, {Name}, UO->getBeginLoc());
       return;
     }
     if (UO->isIncrementDecrementOp()) {
-      block(Sink, DiagID::RuntimeIndex, "'" + Name + "' is incremented or decremented",
-            UO->getBeginLoc());
+      block(Sink, ReasonID::DeviceIncremented, {Name}, UO->getBeginLoc());
       return;
     }
   }
@@ -114,16 +111,16 @@ void UseWalker::walkRef(const DeclRefExpr *R, const FunctionDecl *Fn,
   if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P)) {
     if (BO->isAssignmentOp() && BO->getLHS()->IgnoreParens() == R) {
       if (IsKernelParam)
-        block(Sink, BO->isCompoundAssignmentOp() ? DiagID::RuntimeIndex : DiagID::DeviceWrite,
-              "parameter '" + Name + "' is assigned in the kernel", BO->getBeginLoc());
+        block(Sink,
+              BO->isCompoundAssignmentOp() ? ReasonID::DeviceParamCompoundAssigned
+                                           : ReasonID::DeviceParamAssigned,
+              {Name}, BO->getBeginLoc());
       // An alias that is reassigned simply stops being an alias.
       return;
     }
   }
-  block(Sink, DiagID::Escapes,
-        "'" + Name + "' is used in a way that cannot be followed (" +
-            (P ? std::string(P->getStmtClassName()) : std::string("?")) + ")",
-        R->getBeginLoc());
+  block(Sink, ReasonID::DeviceUnfollowedRef,
+        {Name, P ? std::string(P->getStmtClassName()) : std::string("?")}, R->getBeginLoc());
 }
 
 // Follows the value of a descriptor pointer (or of the integer made from
@@ -134,8 +131,7 @@ void UseWalker::walkValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
   while (true) {
     const Stmt *P = parent(Fn, E);
     if (!P) {
-      block(Sink, DiagID::Escapes, "value of '" + Name + "' is discarded in an unknown context",
-            E->getBeginLoc());
+      block(Sink, ReasonID::DeviceValueDiscarded, {Name}, E->getBeginLoc());
       return;
     }
     if (isa<ParenExpr>(P)) {
@@ -185,9 +181,7 @@ std::optional<ValueMode> UseWalker::followImplicitCast(const ImplicitCastExpr *I
       // A conversion inside an explicit cast is judged with that cast.
       if (isPointerToNonConst(IC->getType()) && !isDescriptorPointer(IC->getType()) &&
           !IntoCallArg && !IC->isPartOfExplicitCast()) {
-        block(Sink, DiagID::DeviceWrite,
-              "'" + Name + "' is converted to '" + IC->getType().getAsString() +
-                  "', a pointer to non-const",
+        block(Sink, ReasonID::DeviceConvertedToNonConst, {Name, IC->getType().getAsString()},
               IC->getBeginLoc());
         return std::nullopt;
       }
@@ -195,16 +189,13 @@ std::optional<ValueMode> UseWalker::followImplicitCast(const ImplicitCastExpr *I
     }
     if (K == CK_PointerToIntegral)
       return ValueMode::Integer;
-    block(Sink, DiagID::Escapes,
-          "'" + Name + "' is converted (" + IC->getCastKindName() +
-              "); the result cannot be followed",
+    block(Sink, ReasonID::DevicePointerConverted, {Name, IC->getCastKindName()},
           IC->getBeginLoc());
     return std::nullopt;
   }
   if (K == CK_IntegralCast || K == CK_NoOp || K == CK_LValueToRValue)
     return ValueMode::Integer;
-  block(Sink, DiagID::Escapes,
-        "the address held in '" + Name + "' is converted (" + IC->getCastKindName() + ")",
+  block(Sink, ReasonID::DeviceIntegerConverted, {Name, IC->getCastKindName()},
         IC->getBeginLoc());
   return std::nullopt;
 }
@@ -218,15 +209,12 @@ std::optional<ValueMode> UseWalker::followExplicitCast(const ExplicitCastExpr *E
   if (T->isPointerType() && M == ValueMode::Pointer) {
     // A C-style cast may drop const, so it still compiles on `&p`.
     if (isPointerToNonConst(T) && !isa<CStyleCastExpr>(EC)) {
-      block(Sink, DiagID::DeviceWrite,
-            "'" + Name + "' is cast to '" + T.getAsString() + "', a pointer to non-const",
-            EC->getBeginLoc());
+      block(Sink, ReasonID::DeviceCastToNonConst, {Name, T.getAsString()}, EC->getBeginLoc());
       return std::nullopt;
     }
     return ValueMode::Pointer;
   }
-  block(Sink, DiagID::Escapes, "'" + Name + "' is cast to '" + T.getAsString() + "'",
-        EC->getBeginLoc());
+  block(Sink, ReasonID::DeviceCastToOtherType, {Name, T.getAsString()}, EC->getBeginLoc());
   return std::nullopt;
 }
 
@@ -237,7 +225,8 @@ bool UseWalker::walkDereference(const Stmt *P, const Expr *E, const FunctionDecl
     if (UO->getOpcode() != UO_Deref)
       return false;
     if (Direct)
-      dropToken(UO->getOperatorLoc(), "", "'*" + Name + "'", UO->getBeginLoc(), Sink);
+      dropToken(UO->getOperatorLoc(), "", ReasonID::DeviceDereferenceInMacro, Name,
+                UO->getBeginLoc(), Sink);
     walkLValue(UO, Fn, Depth, Sink);
     return true;
   }
@@ -252,19 +241,20 @@ bool UseWalker::walkDereference(const Stmt *P, const Expr *E, const FunctionDecl
     if (!ME->isArrow())
       return false;
     if (Direct)
-      dropToken(ME->getOperatorLoc(), ".", "'" + Name + "->'", ME->getBeginLoc(), Sink);
+      dropToken(ME->getOperatorLoc(), ".", ReasonID::DeviceArrowInMacro, Name,
+                ME->getBeginLoc(), Sink);
     walkLValue(ME, Fn, Depth, Sink);
     return true;
   }
   return false;
 }
 
-void UseWalker::dropToken(SourceLocation Tok, llvm::StringRef Replacement,
-                          const std::string &What, SourceLocation Where, UseSink &Sink) {
+void UseWalker::dropToken(SourceLocation Tok, llvm::StringRef Replacement, ReasonID InMacro,
+                          const std::string &Name, SourceLocation Where, UseSink &Sink) {
   if (std::optional<CharSourceRange> R = editRange(SourceRange(Tok, Tok)))
     Sink.Edits.push_back(ST.replace(*R, Replacement.str()));
   else
-    block(Sink, DiagID::InMacro, What + " is spelled inside a macro", Where);
+    block(Sink, InMacro, {Name}, Where);
 }
 
 void UseWalker::walkSubscript(const ArraySubscriptExpr *AS, const FunctionDecl *Fn,
@@ -272,9 +262,7 @@ void UseWalker::walkSubscript(const ArraySubscriptExpr *AS, const FunctionDecl *
                               const std::string &Name, UseSink &Sink) {
   Expr::EvalResult Idx;
   if (!AS->getIdx()->EvaluateAsInt(Idx, Ctx) || Idx.Val.getInt() != 0) {
-    block(Sink, DiagID::RuntimeIndex,
-          "'" + Name + "' is indexed with '" + spelled(AS->getIdx()) + "', not the constant 0",
-          AS->getBeginLoc());
+    block(Sink, ReasonID::DeviceRuntimeIndex, {Name, spelled(AS->getIdx())}, AS->getBeginLoc());
     return;
   }
   if (Direct) {
@@ -285,8 +273,7 @@ void UseWalker::walkSubscript(const ArraySubscriptExpr *AS, const FunctionDecl *
       Sink.Edits.push_back(
           ST.replace(CharSourceRange::getCharRange(Base->getEnd(), All->getEnd()), ""));
     else
-      block(Sink, DiagID::InMacro, "'" + Name + "[0]' is spelled inside a macro",
-            AS->getBeginLoc());
+      block(Sink, ReasonID::DeviceSubscriptInMacro, {Name}, AS->getBeginLoc());
   }
   walkLValue(AS, Fn, Depth, Sink);
 }
@@ -299,19 +286,15 @@ void UseWalker::walkValueUse(const Stmt *P, const Expr *E, const FunctionDecl *F
   if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
     if (BO->isAdditiveOp() || BO->getOpcode() == BO_AddAssign ||
         BO->getOpcode() == BO_SubAssign)
-      block(Sink, DiagID::RuntimeIndex,
-            "pointer arithmetic on '" + Name + "' ('" + spelled(BO) + "')", BO->getBeginLoc());
+      block(Sink, ReasonID::DevicePointerArithmetic, {Name, spelled(BO)}, BO->getBeginLoc());
     else if (BO->isAssignmentOp() && BO->getRHS() == E)
-      block(Sink, DiagID::Escapes, "'" + Name + "' is stored ('" + spelled(BO) + "')",
-            BO->getBeginLoc());
+      block(Sink, ReasonID::DeviceStored, {Name, spelled(BO)}, BO->getBeginLoc());
     else
-      block(Sink, DiagID::Escapes, "'" + Name + "' is used in '" + spelled(BO) + "'",
-            BO->getBeginLoc());
+      block(Sink, ReasonID::DeviceUsedInOperator, {Name, spelled(BO)}, BO->getBeginLoc());
     return;
   }
   if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(P)) {
-    block(Sink, DiagID::Escapes, "'" + Name + "' is passed to a launch of another kernel",
-          KC->getBeginLoc());
+    block(Sink, ReasonID::DevicePassedToLaunch, {Name}, KC->getBeginLoc());
     return;
   }
   if (const auto *CE = dyn_cast<CallExpr>(P))
@@ -321,11 +304,10 @@ void UseWalker::walkValueUse(const Stmt *P, const Expr *E, const FunctionDecl *F
   if (const auto *DS = dyn_cast<DeclStmt>(P))
     return handleAlias(DS, E, Fn, Depth, Direct, M, Sink);
   if (isa<ReturnStmt>(P)) {
-    block(Sink, DiagID::Escapes, "'" + Name + "' is returned", P->getBeginLoc());
+    block(Sink, ReasonID::DeviceReturned, {Name}, P->getBeginLoc());
     return;
   }
-  block(Sink, DiagID::Escapes,
-        "'" + Name + "' is used in a " + P->getStmtClassName() + " that cannot be followed",
+  block(Sink, ReasonID::DeviceUnfollowedValueUse, {Name, P->getStmtClassName()},
         P->getBeginLoc());
 }
 
@@ -346,8 +328,7 @@ void UseWalker::walkLValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth
         E = IC;
         continue;
       }
-      block(Sink, DiagID::Escapes, "the descriptor is converted (" +
-                                       std::string(IC->getCastKindName()) + ")",
+      block(Sink, ReasonID::DeviceDescriptorConverted, {IC->getCastKindName()},
             IC->getBeginLoc());
       return;
     }
@@ -365,22 +346,19 @@ void UseWalker::walkLValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth
         return;
       }
       if (UO->isIncrementDecrementOp()) {
-        block(Sink, DiagID::DeviceWrite, "the descriptor is modified ('" + spelled(UO) + "')",
-              UO->getBeginLoc());
+        block(Sink, ReasonID::DeviceDescriptorModified, {spelled(UO)}, UO->getBeginLoc());
         return;
       }
       return;
     }
     if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
       if (BO->isAssignmentOp() && BO->getLHS() == E)
-        block(Sink, DiagID::DeviceWrite, "the descriptor is written ('" + spelled(BO) + "')",
-              BO->getBeginLoc());
+        block(Sink, ReasonID::DeviceDescriptorWritten, {spelled(BO)}, BO->getBeginLoc());
       return;
     }
     if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(P)) {
       if (OC->isAssignmentOp() && OC->getArg(0) == E)
-        block(Sink, DiagID::DeviceWrite, "the descriptor is written ('" + spelled(OC) + "')",
-              OC->getBeginLoc());
+        block(Sink, ReasonID::DeviceDescriptorWritten, {spelled(OC)}, OC->getBeginLoc());
       return;
     }
     if (isa<CXXConstructExpr>(P) || isa<UnaryExprOrTypeTraitExpr>(P))
@@ -391,19 +369,14 @@ void UseWalker::walkLValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth
         if (CE->getArg(I) == E) {
           QualType T = FD->getParamDecl(I)->getType();
           if (T->isReferenceType() && !T->getPointeeType().isConstQualified())
-            block(Sink, DiagID::DeviceWrite,
-                  "the descriptor is bound to a non-const reference of '" +
-                      FD->getNameAsString() + "'",
+            block(Sink, ReasonID::DeviceBoundToNonConstRef, {FD->getNameAsString()},
                   CE->getBeginLoc());
           return;
         }
-      block(Sink, DiagID::Escapes, "the descriptor is passed to a call that cannot be followed",
-            CE->getBeginLoc());
+      block(Sink, ReasonID::DeviceDescriptorUnfollowedCall, {}, CE->getBeginLoc());
       return;
     }
-    block(Sink, DiagID::Escapes,
-          std::string("the descriptor is used in a ") + P->getStmtClassName() +
-              " that cannot be followed",
+    block(Sink, ReasonID::DeviceDescriptorUnfollowedUse, {P->getStmtClassName()},
           P->getBeginLoc());
     return;
   }
@@ -415,16 +388,14 @@ void UseWalker::handleCallArg(const CallExpr *CE, const Expr *Arg,
   std::string Name = Direct ? Direct->getDecl()->getNameAsString() : "descriptor pointer";
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!FD || CE->getCallee() == Arg) {
-    block(Sink, DiagID::Escapes, "'" + Name + "' is passed through an indirect call",
-          CE->getBeginLoc());
+    block(Sink, ReasonID::DeviceIndirectCall, {Name}, CE->getBeginLoc());
     return;
   }
   std::string Callee = FD->getQualifiedNameAsString();
   if (isFenceWrapper(FD)) {
     std::string Sem = CE->getNumArgs() ? CE->getArg(0)->getType().getAsString() : "";
     if (Sem.find("sem_release") != std::string::npos) {
-      block(Sink, DiagID::DeviceWrite,
-            "'" + Name + "' is released with '" + Callee + "'", CE->getBeginLoc());
+      block(Sink, ReasonID::DeviceReleased, {Name, Callee}, CE->getBeginLoc());
       return;
     }
     if (Sem.find("sem_acquire") != std::string::npos) {
@@ -436,27 +407,21 @@ void UseWalker::handleCallArg(const CallExpr *CE, const Expr *Arg,
   while (I < CE->getNumArgs() && CE->getArg(I) != Arg)
     ++I;
   if (I >= FD->getNumParams()) {
-    block(Sink, DiagID::Escapes,
-          "'" + Name + "' is passed to '" + Callee + "' as a variadic argument",
-          CE->getBeginLoc());
+    block(Sink, ReasonID::DeviceVariadicArgument, {Name, Callee}, CE->getBeginLoc());
     return;
   }
   const ParmVarDecl *PVD = FD->getParamDecl(I);
   QualType PT = PVD->getType();
   bool NonConst = M == ValueMode::Pointer && isPointerToNonConst(PT);
   auto BlockNonConst = [&](std::vector<Blocker> Why) {
-    Blocker B{DiagID::DeviceWrite,
-              "'" + Name + "' is passed to '" + Callee + "' as '" + PT.getAsString() +
-                  "', a pointer to non-const",
-              ST.point(CE->getBeginLoc()),
-              {}};
+    Blocker B = blockerFor(ReasonID::DevicePassedAsNonConst, {Name, Callee, PT.getAsString()},
+                           ST.point(CE->getBeginLoc()));
     for (const Blocker &W : Why)
       B.Notes.push_back({"in '" + Callee + "': " + W.Message, W.Where});
     Sink.Blockers.push_back(std::move(B));
   };
   if (!(PT->isPointerType() || PT->isIntegerType())) {
-    block(Sink, DiagID::Escapes,
-          "'" + Name + "' is passed to '" + Callee + "' as '" + PT.getAsString() + "'",
+    block(Sink, ReasonID::DevicePassedAsOtherType, {Name, Callee, PT.getAsString()},
           CE->getBeginLoc());
     return;
   }
@@ -464,10 +429,7 @@ void UseWalker::handleCallArg(const CallExpr *CE, const Expr *Arg,
   if (!FD->hasBody(Def) || !Def || Def->isDependentContext()) {
     if (NonConst)
       return BlockNonConst({});
-    block(Sink, DiagID::Escapes,
-          "'" + Name + "' is passed to '" + Callee +
-              "', whose body is not visible in this translation unit",
-          CE->getBeginLoc());
+    block(Sink, ReasonID::DeviceCalleeBodyNotVisible, {Name, Callee}, CE->getBeginLoc());
     return;
   }
   // A wrapper whose whole body is the acquire fence on this parameter (cute's
@@ -525,8 +487,7 @@ void UseWalker::walkHelper(const CallExpr *CE, const FunctionDecl *Def, unsigned
     UseSink Helper;
     Helper.ReliesOn.push_back(spanOf(Def));
     if (Depth >= 12) {
-      Helper.Blockers.push_back({DiagID::Escapes, "calls nest too deeply to follow",
-                                 ST.point(CE->getBeginLoc()), {}});
+      block(Helper, ReasonID::DeviceCallsTooDeep, {}, CE->getBeginLoc());
     } else {
       HelpersInProgress.insert(Key);
       walkVarRefs(Def->getParamDecl(I), Def, Depth + 1, /*IsKernelParam=*/false,
@@ -554,21 +515,18 @@ void UseWalker::handleAlias(const DeclStmt *DS, const Expr *Init,
       if (VD->getInit() == Init)
         V = VD;
   if (!V) {
-    block(Sink, DiagID::Escapes, "'" + Name + "' is used in a declaration that cannot be followed",
-          DS->getBeginLoc());
+    block(Sink, ReasonID::DeviceUnfollowedDeclaration, {Name}, DS->getBeginLoc());
     return;
   }
   if (!V->hasLocalStorage() || V->getType()->isReferenceType()) {
-    block(Sink, DiagID::Escapes,
-          "'" + Name + "' is stored in '" + V->getNameAsString() + "'", V->getLocation());
+    block(Sink, ReasonID::DeviceStoredInNonLocal, {Name, V->getNameAsString()},
+          V->getLocation());
     return;
   }
   bool IsAuto = V->getType()->getContainedAutoType() != nullptr;
   if (M == ValueMode::Pointer && !IsAuto && isPointerToNonConst(V->getType())) {
-    block(Sink, DiagID::DeviceWrite,
-          "'" + Name + "' initialises '" + V->getNameAsString() + "' of type '" +
-              V->getType().getAsString() + "', a pointer to non-const",
-          V->getLocation());
+    block(Sink, ReasonID::DeviceInitialisesNonConst,
+          {Name, V->getNameAsString(), V->getType().getAsString()}, V->getLocation());
     return;
   }
   addressOf(Direct, Sink);

@@ -58,9 +58,10 @@ private:
   void walkSubscript(const clang::ArraySubscriptExpr *AS, const clang::FunctionDecl *Fn,
                      unsigned Depth, const clang::DeclRefExpr *Direct, const std::string &Name,
                      UseSink &Sink);
-  /// Replaces the token at \p Tok, or blocks when a macro spells it.
-  void dropToken(clang::SourceLocation Tok, llvm::StringRef Replacement,
-                 const std::string &What, clang::SourceLocation Where, UseSink &Sink);
+  /// Replaces the token at \p Tok, or blocks with \p InMacro (naming \p Name)
+  /// when a macro spells it.
+  void dropToken(clang::SourceLocation Tok, llvm::StringRef Replacement, ReasonID InMacro,
+                 const std::string &Name, clang::SourceLocation Where, UseSink &Sink);
   void walkValueUse(const clang::Stmt *P, const clang::Expr *E, const clang::FunctionDecl *Fn,
                     unsigned Depth, const clang::DeclRefExpr *Direct, ValueMode M,
                     const std::string &Name, UseSink &Sink);

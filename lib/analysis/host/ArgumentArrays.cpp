@@ -88,9 +88,8 @@ void ArgumentArrays::resolveArrayLaunch(const CallExpr *CE, const FunctionDecl *
   if (Api->ExtraArg >= 0 && CE->getNumArgs() > unsigned(Api->ExtraArg) &&
       CE->getArg(Api->ExtraArg)->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) ==
           Expr::NPCK_NotNull) {
-    refuseArrayLaunch(CE, K, Fn, DiagID::LaunchNotRewritable,
-                      "'" + patternOf(K)->getQualifiedNameAsString() +
-                          "' is launched with 'extra' (a packed argument buffer)",
+    refuseArrayLaunch(CE, K, Fn, ReasonID::ArrayPackedExtra,
+                      {patternOf(K)->getQualifiedNameAsString()},
                       CE->getArg(Api->ExtraArg)->getBeginLoc());
     return;
   }
@@ -127,15 +126,15 @@ const FunctionDecl *ArgumentArrays::launchedKernel(const CallExpr *CE, const Cud
 }
 
 void ArgumentArrays::refuseArrayLaunch(const CallExpr *CE, const FunctionDecl *K,
-                                       const FunctionDecl *Fn, DiagID ID, std::string Msg,
-                                       SourceLocation L) {
+                                       const FunctionDecl *Fn, ReasonID Why,
+                                       llvm::ArrayRef<std::string> Args, SourceLocation L) {
   for (unsigned I : descriptorParamIndexes(K)) {
     LaunchSite LS;
     LS.ParamKey = paramKey(K, I);
     LS.KernelName = patternOf(K)->getQualifiedNameAsString();
     LS.Where = ST.point(CE->getBeginLoc());
     LS.ReliesOn.push_back(spanOf(Fn));
-    LS.Blockers.push_back({ID, Msg, ST.point(L), {}});
+    LS.Blockers.push_back(blockerFor(Why, Args, ST.point(L)));
     Out.Launches.push_back(std::move(LS));
   }
 }
@@ -148,28 +147,22 @@ const VarDecl *ArgumentArrays::argumentArray(const CallExpr *CE, const CudaApi &
   const auto *Init = Array ? dyn_cast_or_null<InitListExpr>(Array->getInit()) : nullptr;
   if (!Array || !Init || isa<ParmVarDecl>(Array) || !Array->hasLocalStorage() ||
       Array->isStaticLocal() || !Array->getType()->isConstantArrayType()) {
-    refuseArrayLaunch(CE, K, Fn, DiagID::HostNotTraceable,
-                      "the argument array '" + spelled(ArgsExpr) +
-                          "' is not a local array initialised where it is declared",
+    refuseArrayLaunch(CE, K, Fn, ReasonID::ArrayNotLocal, {spelled(ArgsExpr)},
                       ArgsExpr->getBeginLoc());
     return nullptr;
   }
   // The array is read at each launch: nothing else may change a slot.
   for (const DeclRefExpr *R : index(Fn).Refs[Array])
     if (!isLaunchArguments(R, Fn)) {
-      refuseArrayLaunch(CE, K, Fn, DiagID::HostNotTraceable,
-                        "the argument array '" + Array->getNameAsString() +
-                            "' is used here other than as a launch's arguments; a slot may "
-                            "change",
+      refuseArrayLaunch(CE, K, Fn, ReasonID::ArrayOtherUse, {Array->getNameAsString()},
                         R->getBeginLoc());
       return nullptr;
     }
   if (Init->getNumInits() != K->getNumParams()) {
-    refuseArrayLaunch(CE, K, Fn, DiagID::HostNotTraceable,
-                      "the argument array '" + Array->getNameAsString() + "' has " +
-                          std::to_string(Init->getNumInits()) + " slots; '" +
-                          patternOf(K)->getQualifiedNameAsString() + "' takes " +
-                          std::to_string(K->getNumParams()) + " parameters",
+    refuseArrayLaunch(CE, K, Fn, ReasonID::ArraySlotCount,
+                      {Array->getNameAsString(), std::to_string(Init->getNumInits()),
+                       patternOf(K)->getQualifiedNameAsString(),
+                       std::to_string(K->getNumParams())},
                       Array->getLocation());
     return nullptr;
   }
@@ -198,10 +191,8 @@ bool ArgumentArrays::readDescriptorSlots(KernelLaunch &KL, const VarDecl *Array,
     const auto *DR = dyn_cast_or_null<DeclRefExpr>(Storage);
     const auto *ME = dyn_cast_or_null<MemberExpr>(Storage);
     if (!(DR && isa<VarDecl>(DR->getDecl())) && !(ME && isa<FieldDecl>(ME->getMemberDecl()))) {
-      refuseArrayLaunch(cast<CallExpr>(KL.E), K, Fn, DiagID::HostNotTraceable,
-                        "slot " + std::to_string(I) + " of '" + Array->getNameAsString() +
-                            "' ('" + spelled(Init->getInit(I)) +
-                            "') is not the address of a variable or field",
+      refuseArrayLaunch(cast<CallExpr>(KL.E), K, Fn, ReasonID::ArraySlotNotAddress,
+                        {std::to_string(I), Array->getNameAsString(), spelled(Init->getInit(I))},
                         Init->getInit(I)->getBeginLoc());
       return false;
     }

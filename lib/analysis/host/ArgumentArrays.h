@@ -31,10 +31,11 @@ private:
   const clang::FunctionDecl *launchedKernel(const clang::CallExpr *CE, const CudaApi &Api,
                                             const clang::FunctionDecl *Fn,
                                             const clang::DeclRefExpr *&Sym);
-  /// Records launch \p CE of \p K as not rewritable, for each descriptor.
+  /// Records launch \p CE of \p K as not rewritable, for each descriptor,
+  /// with the reason \p Why filled with \p Args.
   void refuseArrayLaunch(const clang::CallExpr *CE, const clang::FunctionDecl *K,
-                         const clang::FunctionDecl *Fn, DiagID ID, std::string Msg,
-                         clang::SourceLocation L);
+                         const clang::FunctionDecl *Fn, ReasonID Why,
+                         llvm::ArrayRef<std::string> Args, clang::SourceLocation L);
   /// The local array of \p CE's arguments, one slot per parameter of \p K
   /// and read only by launches; null (refused) otherwise.
   const clang::VarDecl *argumentArray(const clang::CallExpr *CE, const CudaApi &Api,

@@ -275,17 +275,13 @@ HostBuffers::changedBetween(BufferStorage V, const CopyInfo &Reaching, const Stm
   std::string Name = storageName(V);
   for (const CopyInfo &C : Pass.BufferCopies[V])
     if (&C != &Reaching && between(Reaching.Top, Launch, C.Call, Fn))
-      return Blocker{DiagID::HostNotTraceable,
-                     "'" + Name + "' is copied again between the copy and the launch",
-                     ST.point(C.Call->getBeginLoc()), CopyNote};
+      return blockerFor(ReasonID::BufferCopiedAgain, {Name}, ST.point(C.Call->getBeginLoc()),
+                        CopyNote);
   for (const Stmt *O : Pass.BufferOtherUses[V]) {
     if (!between(Reaching.Top, Launch, O, Fn))
       continue;
-    Blocker Why{DiagID::HostNotTraceable,
-                "'" + Name +
-                    "' is used between the copy and the launch; it may no longer hold the "
-                    "copied value",
-                ST.point(O->getBeginLoc()), CopyNote};
+    Blocker Why = blockerFor(ReasonID::BufferUsedBetween, {Name}, ST.point(O->getBeginLoc()),
+                             CopyNote);
     auto Foreign = Pass.ForeignLauncherArgs.find(O);
     if (!Unless || Foreign == Pass.ForeignLauncherArgs.end())
       return Why;

@@ -152,16 +152,13 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
         Staged = true;
       }
   if (!H) {
-    return Blocker{DiagID::HostNotTraceable,
-                   "the copy into '" + CopiedInto.str() + "' reads '" + spelled(Src) +
-                       "', not the address of a host CUtensorMap variable",
-                   ST.point(Copy->getBeginLoc()), {}};
+    return blockerFor(ReasonID::HostCopyNotFromVariable, {CopiedInto.str(), spelled(Src)},
+                      ST.point(Copy->getBeginLoc()));
   }
   if (!H->hasLocalStorage() && !isa<ParmVarDecl>(H)) {
-    return Blocker{DiagID::HostNotTraceable,
-                   "host descriptor '" + H->getNameAsString() + "' is not local to '" +
-                       Fn->getQualifiedNameAsString() + "'; other code may change it",
-                   ST.point(Copy->getBeginLoc()), {}};
+    return blockerFor(ReasonID::HostNotLocal,
+                      {H->getNameAsString(), Fn->getQualifiedNameAsString()},
+                      ST.point(Copy->getBeginLoc()));
   }
   // The launch must be able to name it.
   if (!isa<ParmVarDecl>(H)) {
@@ -170,9 +167,8 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
     const Stmt *Scope = Decl ? parent(Fn, Decl) : nullptr;
     if (!Scope || !isAncestor(Scope, Named, Fn) ||
         offsetOf(Decl->getBeginLoc()) > offsetOf(Named->getBeginLoc())) {
-      return Blocker{DiagID::HostNotTraceable,
-                     "host descriptor '" + H->getNameAsString() + "' is not in scope at the launch",
-                     ST.point(ArgLoc), CopyNote};
+      return blockerFor(ReasonID::HostNotInScope, {H->getNameAsString()}, ST.point(ArgLoc),
+                        CopyNote);
     }
   }
   // It must still hold the copied value at the launch. A write to another
@@ -189,17 +185,12 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
       // An address the object proof below follows (kept in a local) is
       // not an escape; kept anywhere else, it is.
       if (RK == HostRefKind::AddressEscapes && !Reach.accountsFor(R, H, Fn)) {
-        return Blocker{DiagID::HostNotTraceable,
-                       "the address of host descriptor '" + H->getNameAsString() +
-                           "' is kept here; changes through it cannot be followed",
-                       ST.point(R->getBeginLoc()), CopyNote};
+        return blockerFor(ReasonID::HostAddressKept, {H->getNameAsString()},
+                          ST.point(R->getBeginLoc()), CopyNote);
       }
       if (RK == HostRefKind::Write && between(CopyTop, Launch, R, Fn))
-        return Blocker{DiagID::HostNotTraceable,
-                       "host descriptor '" + H->getNameAsString() +
-                           "' is modified between the copy and the launch; by value the "
-                           "kernel would see the new contents",
-                       ST.point(R->getBeginLoc()), CopyNote};
+        return blockerFor(ReasonID::HostModifiedBetween, {H->getNameAsString()},
+                          ST.point(R->getBeginLoc()), CopyNote);
     }
   // Through every other name (references and pointers bound to it, lambdas
   // that change it, escaped addresses that code in between may use), after
@@ -226,11 +217,9 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
       // = dim3(2)` on a local struct) cannot reach heap or pinned memory.
       bool MayReach = !llvm::StringRef(Name).starts_with("cuda") && Reach.mayWriteUnnamed(Call);
       if (NamesIt || MayReach)
-        return Blocker{DiagID::HostNotTraceable,
-                       "'" + (Name.empty() ? spelled(Call) : Name) +
-                           "' runs between the copy and the launch and may change '*" +
-                           H->getNameAsString() + "'",
-                       ST.point(Call->getBeginLoc()), CopyNote};
+        return blockerFor(ReasonID::HostStagedCallBetween,
+                          {Name.empty() ? spelled(Call) : Name, H->getNameAsString()},
+                          ST.point(Call->getBeginLoc()), CopyNote);
     }
   }
   if (std::optional<Blocker> Why = Reach.changeBetween(Q))

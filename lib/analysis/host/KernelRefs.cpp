@@ -32,13 +32,8 @@ void KernelRefs::analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn) 
       Out.ParamSpans.push_back({Key, spanOf(Fn)});
   for (const std::string &Key : paramKeysOf(K))
     Out.ParamBlockers.push_back(
-        {Key,
-         {DiagID::LaunchNotRewritable,
-          "'" + patternOf(K)->getQualifiedNameAsString() +
-              "' is used here other than in a direct <<<>>> launch (function pointer or "
-              "launch API)",
-          ST.point(R->getBeginLoc()),
-          {}}});
+        {Key, blockerFor(ReasonID::KernelRefOtherUse, {patternOf(K)->getQualifiedNameAsString()},
+                         ST.point(R->getBeginLoc()))});
 }
 
 bool KernelRefs::isQueryArgument(const Expr *E, const FunctionDecl *Fn, bool ThroughAddressOf) {
@@ -82,15 +77,10 @@ void KernelRefs::blockNameLookups() {
         continue;
       for (const std::string &Key : paramKeysOf(K))
         Out.ParamBlockers.push_back(
-            {Key,
-             {DiagID::LaunchNotRewritable,
-              Name.empty() ? "a kernel is looked up by a name that is not a literal here; it "
-                             "may be '" + patternOf(K)->getQualifiedNameAsString() + "'"
-                           : "'" + patternOf(K)->getQualifiedNameAsString() +
-                                 "' is looked up by name here and launched through an "
-                                 "argument array",
-              ST.point(CE->getBeginLoc()),
-              {}}});
+            {Key, blockerFor(Name.empty() ? ReasonID::KernelRefLookupNotLiteral
+                                          : ReasonID::KernelRefLookedUpByName,
+                             {patternOf(K)->getQualifiedNameAsString()},
+                             ST.point(CE->getBeginLoc()))});
     }
   }
 }

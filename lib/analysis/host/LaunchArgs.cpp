@@ -17,14 +17,17 @@ using namespace clang;
 namespace tma::analysis {
 
 namespace {
-/// `(const T *)v` or `static_cast<const T *>(v)` of a `T *` variable: the
-/// variable's reference, or null.
+/// `(const T *)v` or `static_cast<const T *>(v)` of a `T *` variable, or
+/// `(CUtensorMap *)dptr` of a CUdeviceptr: the variable's reference, or null.
 const DeclRefExpr *throughConstCast(const Expr *E) {
   const auto *C = dyn_cast<ExplicitCastExpr>(E);
   if (!C || !isa<CStyleCastExpr, CXXStaticCastExpr>(C) || !C->getType()->isPointerType())
     return nullptr;
   const Expr *Sub = C->getSubExpr()->IgnoreParenImpCasts();
   QualType From = Sub->getType(), To = C->getType();
+  // `(CUtensorMap *)dptr`: a driver allocation's address, a CUdeviceptr.
+  if (From->isIntegerType() && isDescriptorPointer(To))
+    return dyn_cast<DeclRefExpr>(Sub);
   if (!From->isPointerType() ||
       From->getPointeeType().getUnqualifiedType().getCanonicalType() !=
           To->getPointeeType().getUnqualifiedType().getCanonicalType())
@@ -105,25 +108,21 @@ void LaunchArgs::analyzeLaunchArg(const KernelLaunch &KL, unsigned Index,
   }
 }
 
-FlowAnswer LaunchArgs::refuse(DiagID ID, std::string Msg, SourceLocation At,
+FlowAnswer LaunchArgs::refuse(ReasonID Why, llvm::ArrayRef<std::string> Args, SourceLocation At,
                               std::vector<Note> Notes) {
-  return FlowAnswer::refused(Blocker{ID, std::move(Msg), ST.point(At), std::move(Notes)});
+  return FlowAnswer::refused(blockerFor(Why, Args, ST.point(At), std::move(Notes)));
 }
 
 FlowAnswer LaunchArgs::launchedFromDevice(const LaunchArg &A, LaunchSite &LS) {
   if (!A.Fn->hasAttr<CUDAGlobalAttr>() && !A.Fn->hasAttr<CUDADeviceAttr>())
     return FlowAnswer::notMine();
-  return refuse(DiagID::LaunchNotRewritable, "'" + LS.KernelName + "' is launched from device code",
-                A.KL.E->getBeginLoc());
+  return refuse(ReasonID::LaunchFromDevice, {LS.KernelName}, A.KL.E->getBeginLoc());
 }
 
 FlowAnswer LaunchArgs::notAVariable(const LaunchArg &A, LaunchSite &LS) {
   if (A.Var)
     return FlowAnswer::notMine();
-  return refuse(DiagID::HostNotTraceable,
-                "the descriptor argument '" + LS.HostDescriptor +
-                    "' is not a variable holding a device copy",
-                A.Arg->getBeginLoc());
+  return refuse(ReasonID::LaunchArgNotVariable, {LS.HostDescriptor}, A.Arg->getBeginLoc());
 }
 
 // H7: a launcher function forwards its parameter; its callers pass the
@@ -198,9 +197,11 @@ FlowAnswer LaunchArgs::fileScopeCache(const LaunchArg &A, LaunchSite &LS) {
   std::optional<CharSourceRange> ArgRange = ST.fileRange(A.Ref->getSourceRange());
   if (!Helper || !ArgRange)
     return FlowAnswer::notMine(); // refused below as not a local variable
-  if (std::optional<std::string> Why = UploadFlow.fileScopeCacheProblem(A.Var))
-    return refuse(DiagID::HostNotTraceable, *Why, A.Arg->getBeginLoc(),
-                  {{"declared here", ST.point(A.Var->getLocation())}});
+  if (std::optional<Blocker> Why =
+          UploadFlow.fileScopeCacheProblem(A.Var, ST.point(A.Arg->getBeginLoc()))) {
+    Why->Notes.push_back({"declared here", ST.point(A.Var->getLocation())});
+    return FlowAnswer::refused(std::move(*Why));
+  }
   // An error in any function that assigns or reads it may hide a use.
   for (const SourceSpan &S : Users)
     if (!llvm::is_contained(LS.ReliesOn, S))
@@ -211,18 +212,15 @@ FlowAnswer LaunchArgs::fileScopeCache(const LaunchArg &A, LaunchSite &LS) {
 FlowAnswer LaunchArgs::notLocal(const LaunchArg &A, LaunchSite &) {
   if (A.Var->hasLocalStorage() && !A.Var->isStaticLocal())
     return FlowAnswer::notMine();
-  return refuse(DiagID::HostNotTraceable,
-                "'" + A.Var->getNameAsString() + "' is not a local variable of '" +
-                    A.Fn->getQualifiedNameAsString() + "'",
+  return refuse(ReasonID::LaunchArgNotLocal,
+                {A.Var->getNameAsString(), A.Fn->getQualifiedNameAsString()},
                 A.Arg->getBeginLoc());
 }
 
 FlowAnswer LaunchArgs::spelledInMacro(const LaunchArg &A, LaunchSite &) {
   if (ST.fileRange(A.Ref->getSourceRange()))
     return FlowAnswer::notMine();
-  return refuse(DiagID::InMacro,
-                "the argument '" + A.Var->getNameAsString() + "' is spelled inside a macro body",
-                A.Arg->getBeginLoc());
+  return refuse(ReasonID::LaunchArgInMacro, {A.Var->getNameAsString()}, A.Arg->getBeginLoc());
 }
 
 /// The upload helper \p E calls (a function returning a descriptor
@@ -312,11 +310,8 @@ FlowAnswer LaunchArgs::memberDeviceCopy(const LaunchArg &A, LaunchSite &LS) {
   if (RD && (!RD->isAggregate() || !RD->hasTrivialDestructor() ||
              llvm::any_of(RD->methods(),
                           [](const CXXMethodDecl *M) { return !M->isImplicit(); })))
-    return refuse(DiagID::HostNotTraceable,
-                  "'" + HostBuffers::storageName(*S) + "' is a field of '" +
-                      RD->getQualifiedNameAsString() +
-                      "', which has constructors, a destructor or methods that may use it; "
-                      "only fields of plain structs are followed",
+    return refuse(ReasonID::LaunchArgFieldOfClass,
+                  {HostBuffers::storageName(*S), RD->getQualifiedNameAsString()},
                   A.Arg->getBeginLoc(), {{"declared here", ST.point(S->Field->getLocation())}});
   return traceDeviceCopy(A, *S, A.Arg->IgnoreParenImpCasts(), LS);
 }
@@ -331,9 +326,8 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
   const Stmt *Launch = A.KL.E;
   const CopyInfo *Reaching = Buffers.reachingCopy(S, Launch, A.Fn);
   if (!Reaching)
-    return refuse(DiagID::HostNotTraceable,
-                  "no cudaMemcpy of a host descriptor into '" + Name + "' reaches this launch",
-                  A.Arg->getBeginLoc(), {{"'" + Name + "' is declared here", Buf.Where}});
+    return refuse(ReasonID::LaunchNoReachingCopy, {Name}, A.Arg->getBeginLoc(),
+                  {{"'" + Name + "' is declared here", Buf.Where}});
   if (std::optional<Blocker> Why = Buffers.changedBetween(S, *Reaching, Launch, A.Fn,
                                                                  &LS.UnlessLaunchers))
     return FlowAnswer::refused(std::move(*Why));
@@ -344,8 +338,7 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
     return FlowAnswer::refused(std::move(*Why));
   std::optional<CharSourceRange> ArgRange = ST.fileRange(Spelled->getSourceRange());
   if (!ArgRange)
-    return refuse(DiagID::InMacro, "the argument '" + Name + "' is spelled inside a macro body",
-                  A.Arg->getBeginLoc());
+    return refuse(ReasonID::LaunchArgInMacro, {Name}, A.Arg->getBeginLoc());
   LS.HostDescriptor = HostDescriptor;
   // `&d` in a `void *` argument array becomes `&h`; a const host descriptor
   // needs the cast that drops its const (the launch only reads it).

@@ -77,7 +77,8 @@ private:
   Launchers &LauncherFlow;
   UploadHelpers &UploadFlow;
   ObjectReach &Reach;
-  FlowAnswer refuse(DiagID ID, std::string Msg, clang::SourceLocation At,
+  /// Refuses the argument with the reason \p Why, filled with \p Args.
+  FlowAnswer refuse(ReasonID Why, llvm::ArrayRef<std::string> Args, clang::SourceLocation At,
                     std::vector<Note> Notes = {});
   const clang::FunctionDecl *cacheHelper(const clang::VarDecl *Cache,
                                          const clang::FunctionDecl *Fn);

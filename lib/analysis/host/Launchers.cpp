@@ -59,11 +59,9 @@ std::optional<Blocker> Launchers::parameterEdits(const FunctionDecl *L, unsigned
     std::optional<CharSourceRange> Star =
         PTL ? ST.fileRange(SourceRange(PTL.getStarLoc(), PTL.getStarLoc())) : std::nullopt;
     if (ST.inSystemHeader(P->getLocation()) || !Star)
-      return Blocker{DiagID::HostNotTraceable,
-                     "the declaration of parameter '" + P->getNameAsString() + "' of '" +
-                         L->getQualifiedNameAsString() + "' cannot be edited here",
-                     ST.point(P->getLocation()),
-                     {}};
+      return blockerFor(ReasonID::LauncherParamNotEditable,
+                        {P->getNameAsString(), L->getQualifiedNameAsString()},
+                        ST.point(P->getLocation()));
     Edits.push_back(ST.replace(*Star, "&"));
   }
   return std::nullopt;
@@ -75,26 +73,25 @@ std::optional<Blocker> Launchers::forwardThroughLauncher(const KernelLaunch &KL,
                                                             const LaunchSite &LS,
                                                             const std::vector<TextEdit> &Extra) {
   std::string Name = PV->getNameAsString(), LName = L->getQualifiedNameAsString();
-  auto Why = [&](std::string Msg, SourceLocation At) {
-    return Blocker{DiagID::HostNotTraceable, std::move(Msg), ST.point(At), {}};
+  auto Why = [&](ReasonID R, llvm::ArrayRef<std::string> Args, SourceLocation At) {
+    return blockerFor(R, Args, ST.point(At));
   };
   QualType T = PV->getType();
   if (!isDescriptorPointer(T) || !T->getPointeeType().isConstQualified() ||
       L->getTemplatedKind() != FunctionDecl::TK_NonTemplate || isa<CXXMethodDecl>(L))
-    return Why("'" + Name + "' is a parameter of '" + LName + "' (" + T.getAsString() +
-                   "); only 'const CUtensorMap *' parameters of plain functions are followed to "
-                   "their callers",
+    return Why(ReasonID::LauncherParamNotFollowed, {Name, LName, T.getAsString()},
                PV->getLocation());
   if (Depth >= 4)
-    return Why("launchers nest too deeply to follow", PV->getLocation());
+    return Why(ReasonID::LauncherTooDeep, {}, PV->getLocation());
   unsigned ParamIndex = PV->getFunctionScopeIndex();
   const Stmt *Offending = nullptr;
   if (!launcherTarget(L, ParamIndex, &Offending))
-    return Why("parameter '" + Name + "' of launcher '" + LName +
-                   "' is used here other than as the descriptor argument of one launch",
+    return Why(ReasonID::LauncherParamOtherUse, {Name, LName},
                Offending ? Offending->getBeginLoc() : PV->getLocation());
-  if (std::optional<std::string> Unseen = callableUnverified(L, "launcher"))
-    return Why(*Unseen, L->getLocation());
+  if (std::optional<Blocker> Unseen =
+          calledUnverified(L, ReasonID::LauncherExternalLinkage,
+                           ReasonID::LauncherExternalLinkageUnitsMissing, L->getLocation()))
+    return Unseen;
   std::vector<TextEdit> Edits = Extra;
   if (std::optional<Blocker> NotEditable = parameterEdits(L, ParamIndex, Edits))
     return NotEditable;
@@ -104,8 +101,7 @@ std::optional<Blocker> Launchers::forwardThroughLauncher(const KernelLaunch &KL,
     for (auto &[R, Caller] : Refs->second) {
       const CallExpr *Call = directCallOf(R, Caller);
       if (!Call || Call->getNumArgs() <= ParamIndex)
-        return Why("'" + LName + "' is used here other than in a direct call",
-                   R->getBeginLoc());
+        return Why(ReasonID::LauncherOtherUse, {LName}, R->getBeginLoc());
       KernelLaunch Through = KL;
       Through.E = Call;
       Through.ArgsDecl = nullptr;
@@ -138,11 +134,8 @@ void Launchers::recordForward(const FunctionDecl *L, unsigned ParamIndex, const 
                                            {F.LauncherName, unitsNotInRun()},
                                            ST.point(L->getLocation())));
   F.Uncalled = LS;
-  F.Uncalled.Blockers.push_back(Blocker{
-      DiagID::HostNotTraceable,
-      "launcher '" + F.LauncherName + "' is not called in the given sources",
-      ST.point(L->getLocation()),
-      {}});
+  F.Uncalled.Blockers.push_back(
+      blockerFor(ReasonID::LauncherNotCalled, {F.LauncherName}, ST.point(L->getLocation())));
   Out.Launchers.push_back(std::move(F));
 }
 
@@ -197,12 +190,9 @@ void Launchers::analyzeForeignCall(const FunctionDecl *L, unsigned ParamIndex,
   LS.Where = ST.point(R->getBeginLoc());
   if (Caller)
     LS.ReliesOn.push_back(spanOf(Caller));
-  LS.Blockers.push_back(NotEditable ? *NotEditable
-                                    : Blocker{DiagID::HostNotTraceable,
-                                              "'" + LS.KernelName +
-                                                  "' is used here other than in a direct call",
-                                              LS.Where,
-                                              {}});
+  LS.Blockers.push_back(NotEditable
+                            ? *NotEditable
+                            : blockerFor(ReasonID::LauncherOtherUse, {LS.KernelName}, LS.Where));
   Out.Launches.push_back(std::move(LS));
 }
 

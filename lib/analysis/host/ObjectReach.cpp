@@ -368,12 +368,6 @@ bool ObjectReach::beforeEnd(const Stmt *At, const Stmt *End, const FunctionDecl 
 std::optional<Blocker> ObjectReach::changeBetween(const ObjectQuery &Q) {
   const FunctionDecl *Fn = Q.Fn;
   std::string HName = "'" + Q.Object->getNameAsString() + "'";
-  auto Blocked = [&](std::string Msg, const Stmt *At, std::vector<Note> Extra) {
-    std::vector<Note> Notes = Extra;
-    llvm::append_range(Notes, Q.Notes);
-    return Blocker{DiagID::HostNotTraceable, std::move(Msg), ST.point(At->getBeginLoc()),
-                   std::move(Notes)};
-  };
   auto Reasoned = [&](ReasonID Why, std::vector<std::string> Args, const Stmt *At,
                       std::vector<Note> Extra) {
     llvm::append_range(Extra, Q.Notes);
@@ -428,10 +422,7 @@ std::optional<Blocker> ObjectReach::changeBetween(const ObjectQuery &Q) {
       if (!inInterval(Q.CopyTop, Q.End, R, Fn))
         continue;
       if (Cur.Via.empty())
-        return Blocked("host descriptor " + HName +
-                           " is modified between the copy and the launch; by value the "
-                           "kernel would see the new contents",
-                       R, {});
+        return Reasoned(ReasonID::HostModifiedBetween, {Q.Object->getNameAsString()}, R, {});
       return Reasoned(ReasonID::HostChangedThroughAlias, {Q.Object->getNameAsString(), Cur.Via},
                       R, {{"the alias is bound here", ST.point(Cur.Bound->getBeginLoc())}});
     }

@@ -114,10 +114,8 @@ void PointerLaunches::analyzePointerLaunches(const VarDecl *V, const FunctionDec
     Pass.AcceptedKernelRefs.insert(T);
   for (const FunctionDecl *K : Kernels)
     if (Pass.ConstantParamKeys.count(patternOf(K)) && !Why)
-      Why = {"'" + patternOf(K)->getQualifiedNameAsString() +
-                 "' reads a __constant__ descriptor, which a launch through a pointer cannot "
-                 "pass",
-             V->getLocation()};
+      Why = Reason{ReasonID::PointerConstantKernel, {patternOf(K)->getQualifiedNameAsString()},
+                   V->getLocation()};
   if (Why)
     refusePointerLaunches(V, Fn, Calls, Kernels, *Why);
   else
@@ -130,12 +128,10 @@ PointerLaunches::whyTargetsUnseen(const VarDecl *V, const FunctionDecl *Fn,
                                   std::vector<const DeclRefExpr *> &Targets) {
   std::optional<Reason> Why;
   if (V->getInit() && !pointerTargets(V->getInit(), Targets))
-    Why = {"it is initialised with '" + spelled(V->getInit()) + "', which is not a kernel",
-           V->getInit()->getBeginLoc()};
+    Why = Reason{ReasonID::PointerInitNotKernel, {spelled(V->getInit())},
+                 V->getInit()->getBeginLoc()};
   if (isa<ParmVarDecl>(V) || !V->hasLocalStorage() || V->isStaticLocal())
-    Why = {"it is not a local variable of '" + Fn->getQualifiedNameAsString() +
-               "', so not every kernel it may point to is seen",
-           V->getLocation()};
+    Why = Reason{ReasonID::PointerNotLocal, {Fn->getQualifiedNameAsString()}, V->getLocation()};
   if (Why)
     return Why;
   for (const DeclRefExpr *R : index(Fn).Refs[V])
@@ -158,13 +154,11 @@ PointerLaunches::whyUseUnseen(const DeclRefExpr *R, const FunctionDecl *Fn,
   if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
       BO && BO->getOpcode() == BO_Assign && BO->getLHS() == Cur) {
     if (!pointerTargets(BO->getRHS(), Targets))
-      return Reason{"it is assigned '" + spelled(BO->getRHS()) + "', which is not a kernel",
+      return Reason{ReasonID::PointerAssignedNotKernel, {spelled(BO->getRHS())},
                     BO->getRHS()->getBeginLoc()};
     return std::nullopt;
   }
-  return Reason{"it is used here other than to launch a kernel, so not every kernel it may "
-                "point to is seen",
-                R->getBeginLoc()};
+  return Reason{ReasonID::PointerOtherUse, {}, R->getBeginLoc()};
 }
 
 std::vector<TextEdit>
@@ -185,9 +179,7 @@ PointerLaunches::parameterTypeEdits(const VarDecl *V, const std::vector<const Fu
     std::optional<CharSourceRange> R =
         Star ? ST.fileRange(SourceRange(Star.getStarLoc(), Star.getStarLoc())) : std::nullopt;
     if (!R || ST.inSystemHeader(V->getLocation())) {
-      Why = {"its type does not spell the kernel's parameter types where they can be "
-             "edited (declare it 'auto')",
-             V->getLocation()};
+      Why = Reason{ReasonID::PointerTypeNotEditable, {}, V->getLocation()};
       break;
     }
     Edits.push_back(starDeletion(*R));
@@ -206,10 +198,9 @@ FunctionProtoTypeLoc PointerLaunches::spelledType(const VarDecl *V, const Typede
   if (!TT)
     return {};
   const TypedefNameDecl *TD = TT.getDecl();
-  std::string Name = "its type is the alias '" + TD->getNameAsString() + "'";
   const SourceManager &SM = Ctx.getSourceManager();
   if (!SM.isWrittenInMainFile(SM.getExpansionLoc(TD->getLocation()))) {
-    Why = {Name + ", declared outside this file, where other code may use it", V->getLocation()};
+    Why = Reason{ReasonID::PointerAliasElsewhere, {TD->getNameAsString()}, V->getLocation()};
     return {};
   }
   // The alias changes with the kernels: every name of it must be the type
@@ -220,9 +211,7 @@ FunctionProtoTypeLoc PointerLaunches::spelledType(const VarDecl *V, const Typede
       return TSI && TSI->getTypeLoc().getBeginLoc() == L;
     });
     if (!OfPointer) {
-      Why = {Name + ", which is also used here other than as the type of a pointer that "
-                    "launches these kernels",
-             L};
+      Why = Reason{ReasonID::PointerAliasOtherUse, {TD->getNameAsString()}, L};
       return {};
     }
   }
@@ -282,11 +271,9 @@ void PointerLaunches::refusePointerLaunches(const VarDecl *V, const FunctionDecl
         LS.KernelName = patternOf(K)->getQualifiedNameAsString();
         LS.Where = ST.point(KC->getBeginLoc());
         LS.ReliesOn.push_back(spanOf(Fn));
-        LS.Blockers.push_back({DiagID::LaunchNotRewritable,
-                               "'" + LS.KernelName +
-                                   "' is launched through the function pointer '" + VName +
-                                   "', and " + Why.first,
-                               ST.point(Why.second), LaunchedAt});
+        std::vector<std::string> Args{LS.KernelName, VName};
+        llvm::append_range(Args, Why.Args);
+        LS.Blockers.push_back(blockerFor(Why.ID, Args, ST.point(Why.At), LaunchedAt));
         Out.Launches.push_back(std::move(LS));
       }
 }

@@ -27,8 +27,14 @@ public:
 private:
   KernelRefs &KernelRefChecks;
   LaunchArgs &LaunchArgFlow;
-  /// Why not every kernel the pointer may hold is seen: what, and where.
-  using Reason = std::pair<std::string, clang::SourceLocation>;
+  /// Why not every kernel a pointer may launch is seen: a row of the reason
+  /// table, its arguments after the kernel's and the pointer's names (which
+  /// only the refusal knows), and where.
+  struct Reason {
+    ReasonID ID;
+    std::vector<std::string> Args;
+    clang::SourceLocation At;
+  };
   using Launches = std::vector<const clang::CUDAKernelCallExpr *>;
 
   bool pointerTargets(const clang::Expr *E, std::vector<const clang::DeclRefExpr *> &Targets);

@@ -58,8 +58,8 @@ private:
   std::vector<HostUse> Frees;
   std::set<const VarDecl *> CheckedCaches;
 
-  Blocker why(std::string Msg, SourceLocation At) {
-    return Blocker{DiagID::HostNotTraceable, std::move(Msg), ST.point(At), {}};
+  Blocker why(ReasonID R, llvm::ArrayRef<std::string> Args, SourceLocation At) {
+    return blockerFor(R, Args, ST.point(At));
   }
   bool isInstance(const FunctionDecl *F) const {
     return F && llvm::is_contained(Instances, F->getCanonicalDecl());
@@ -94,13 +94,11 @@ std::optional<CharSourceRange> starOf(TypeLoc TL, SourceText &ST) {
   return ST.fileRange(SourceRange(PTL.getStarLoc(), PTL.getStarLoc()));
 }
 
-/// What a use that is neither a launch nor \p Allowed is: a launch
-/// through a function pointer that is not followed (K4 refused it), or
-/// something else.
-std::string otherUse(const Stmt *Use, llvm::StringRef Allowed) {
-  if (isa_and_nonnull<CUDAKernelCallExpr>(Use))
-    return "passed here to a launch through a function pointer that is not followed";
-  return "used here other than in a launch or " + Allowed.str();
+/// The reason for a use that is neither a launch nor the one allowed: a
+/// launch through a function pointer that is not followed (K4 refused it),
+/// or something else.
+ReasonID otherUse(const Stmt *Use, ReasonID ToPointerLaunch, ReasonID Other) {
+  return isa_and_nonnull<CUDAKernelCallExpr>(Use) ? ToPointerLaunch : Other;
 }
 
 /// Is \p S (through parentheses) a null pointer constant test of the
@@ -129,9 +127,7 @@ std::optional<Blocker> UploadAnalysis::collectInstances() {
   }
   for (const FunctionDecl *I : T->getCanonicalDecl()->specializations()) {
     if (I->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
-      return why("'" + UName + "' has an explicit specialization here; one edit of the template "
-                 "cannot cover its body",
-                 I->getLocation());
+      return why(ReasonID::UploadExplicitSpecialization, {UName}, I->getLocation());
     Instances.push_back(I->getCanonicalDecl());
   }
   return std::nullopt;
@@ -151,14 +147,13 @@ std::optional<Blocker> UploadAnalysis::checkInstances() {
     if (Why)
       return Why;
     if (First && H.Edits != First->Edits)
-      return why("the instantiations of '" + UName + "' differ (here: '" +
-                     I->getNameAsString() + "'); one edit of the template cannot cover them",
+      return why(ReasonID::UploadInstantiationsDiffer, {UName, I->getNameAsString()},
                  I->getPointOfInstantiation());
     if (!First)
       First = H;
   }
   if (!First)
-    return why("'" + UName + "' is not called", U->getLocation());
+    return why(ReasonID::UploadNotCalled, {UName}, U->getLocation());
   H = *First;
   return std::nullopt;
 }
@@ -170,11 +165,11 @@ std::optional<Blocker> UploadAnalysis::findHelperBody(const FunctionDecl *I) {
   if (!I->hasBody(Def) || !Def ||
       (Def->getTemplatedKind() != FunctionDecl::TK_NonTemplate && !Instantiated) ||
       isa<CXXMethodDecl>(Def) || Def->hasAttr<CUDADeviceAttr>())
-    return why("'" + UName + "' returns the device copy; its body is not a plain host "
-               "function visible here",
-               I->getLocation());
-  if (std::optional<std::string> Unseen = callableUnverified(U, "upload helper"))
-    return why(*Unseen, U->getLocation());
+    return why(ReasonID::UploadBodyNotPlain, {UName}, I->getLocation());
+  if (std::optional<Blocker> Unseen =
+          calledUnverified(U, ReasonID::UploadExternalLinkage,
+                           ReasonID::UploadExternalLinkageUnitsMissing, U->getLocation()))
+    return Unseen;
   const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
   H.Def = Def;
   H.Ret = Body && !Body->body_empty() ? dyn_cast<ReturnStmt>(Body->body_back()) : nullptr;
@@ -183,8 +178,7 @@ std::optional<Blocker> UploadAnalysis::findHelperBody(const FunctionDecl *I) {
                  : nullptr;
   H.D = H.RetRef ? dyn_cast<VarDecl>(H.RetRef->getDecl()) : nullptr;
   if (!H.D || !H.D->hasLocalStorage() || isa<ParmVarDecl>(H.D))
-    return why("'" + UName + "' does not end by returning a local device copy",
-               Def->getLocation());
+    return why(ReasonID::UploadNoLocalReturn, {UName}, Def->getLocation());
   return std::nullopt;
 }
 
@@ -198,22 +192,17 @@ std::optional<Blocker> UploadAnalysis::removeHelperUses() {
     if (Use.Kind == HostUseKind::Other) {
       if (Use.Where == ST.point(H.RetRef->getBeginLoc()))
         continue; // the return itself is the one other use allowed
-      return why("the device copy '" + DName + "' in '" + UName + "' has another use here",
-                 H.RetRef->getBeginLoc());
+      return why(ReasonID::UploadCopyOtherUse, {DName, UName}, H.RetRef->getBeginLoc());
     }
     if (Use.Kind == HostUseKind::Free || Use.Kind == HostUseKind::Launch)
-      return why("the device copy '" + DName + "' in '" + UName +
-                     "' is freed or launched inside it",
-                 H.Def->getLocation());
+      return why(ReasonID::UploadCopyFreedOrLaunched, {DName, UName}, H.Def->getLocation());
     if (Use.Removal.empty())
-      return why("'" + Use.What + "' in '" + UName + "' cannot be removed on its own",
-                 H.Def->getLocation());
+      return why(ReasonID::UploadUseNotRemovable, {Use.What, UName}, H.Def->getLocation());
     Allocs += Use.Kind == HostUseKind::Alloc;
     llvm::append_range(H.Edits, Use.Removal);
   }
   if (Pass.BufferCopies[H.D].size() != 1 || Allocs != 1)
-    return why("'" + UName + "' does not allocate and copy its device copy exactly once",
-               H.Def->getLocation());
+    return why(ReasonID::UploadNotExactlyOnce, {UName}, H.Def->getLocation());
   return std::nullopt;
 }
 
@@ -232,27 +221,24 @@ std::optional<Blocker> UploadAnalysis::checkCopiedDescriptor() {
   const CallExpr *Copy = Pass.BufferCopies[H.D].front().Call;
   const Stmt *CopyTop = Pass.BufferCopies[H.D].front().Top;
   if (parent(H.Def, CopyTop) != H.Def->getBody() || !runsWhenReached(Copy, CopyTop, H.Def))
-    return why("the copy in '" + UName + "' does not always run", Copy->getBeginLoc());
+    return why(ReasonID::UploadCopyNotAlways, {UName}, Copy->getBeginLoc());
   const auto *Addr = dyn_cast<UnaryOperator>(stripCasts(Copy->getArg(1)));
   const auto *MRef = Addr && Addr->getOpcode() == UO_AddrOf
                          ? dyn_cast<DeclRefExpr>(Addr->getSubExpr()->IgnoreParens())
                          : nullptr;
   const auto *M = MRef ? dyn_cast<VarDecl>(MRef->getDecl()) : nullptr;
   if (!M || !M->hasLocalStorage() || !isTensorMapRecord(M->getType().getNonReferenceType()))
-    return why("the copy in '" + UName + "' does not read a local CUtensorMap of it",
-               Copy->getBeginLoc());
+    return why(ReasonID::UploadCopyNotLocal, {UName}, Copy->getBeginLoc());
   // A parameter (by value, or a reference to the caller's descriptor) is
   // returned as it is when copied; a reference's object may change through
   // another name, so nothing may run in between.
   if (isa<ParmVarDecl>(M) && nextStatement(CopyTop) != H.Ret)
-    return why("the copy in '" + UName + "' reads its parameter '" + M->getNameAsString() +
-                   "', and a statement runs between the copy and the return",
+    return why(ReasonID::UploadParamCopyRunsBetween, {UName, M->getNameAsString()},
                Copy->getBeginLoc());
   for (const DeclRefExpr *R : index(H.Def).Refs[M])
     if (classifyHostRef(R, *index(H.Def).PM) != HostRefKind::Read &&
         between(CopyTop, H.Ret, R, H.Def))
-      return why("'" + M->getNameAsString() + "' changes between the copy and the return",
-                 R->getBeginLoc());
+      return why(ReasonID::UploadChangedBeforeReturn, {M->getNameAsString()}, R->getBeginLoc());
   ObjectQuery Q{M, CopyTop, H.Ret, H.Def, nullptr, {Copy}, {}};
   if (std::optional<Blocker> Changed = Reach.changeBetween(Q)) {
     Changed->Message = "in upload helper '" + UName + "', before the return: " + Changed->Message;
@@ -260,7 +246,7 @@ std::optional<Blocker> UploadAnalysis::checkCopiedDescriptor() {
   }
   std::optional<CharSourceRange> R = ST.fileRange(H.RetRef->getSourceRange());
   if (!R)
-    return why("the return of '" + UName + "' is spelled in a macro", H.Ret->getBeginLoc());
+    return why(ReasonID::UploadReturnInMacro, {UName}, H.Ret->getBeginLoc());
   H.Edits.push_back(ST.replace(*R, M->getNameAsString()));
   return std::nullopt;
 }
@@ -272,8 +258,7 @@ std::optional<Blocker> UploadAnalysis::editReturnType() {
     auto FTL = TSI ? TSI->getTypeLoc().getAsAdjusted<FunctionTypeLoc>() : FunctionTypeLoc();
     std::optional<CharSourceRange> Star = FTL ? starOf(FTL.getReturnLoc(), ST) : std::nullopt;
     if (!Star || ST.inSystemHeader(Redecl->getLocation()))
-      return why("the return type of '" + UName + "' cannot be edited here",
-                 Redecl->getLocation());
+      return why(ReasonID::UploadReturnTypeNotEditable, {UName}, Redecl->getLocation());
     H.Edits.push_back(ST.replace(*Star, ""));
   }
   return std::nullopt;
@@ -319,16 +304,14 @@ std::optional<Blocker> UploadAnalysis::checkCacheUse(const DeclRefExpr *VR, cons
     const auto *RC = dyn_cast<CallExpr>(BO->getRHS()->IgnoreImplicit());
     if (RC && isInstance(RC->getDirectCallee()))
       return std::nullopt; // this very assignment, or another from the helper
-    return why("the cache '" + Cache->getNameAsString() + "' is assigned here other than from '" +
-                   UName + "'",
+    return why(ReasonID::UploadCacheOtherAssignment, {Cache->getNameAsString(), UName},
                BO->getBeginLoc());
   }
   const Stmt *Use = Q && parensAndValueCasts(Q, C) ? climb(Caller, Q, parensAndValueCasts).Parent : Q;
   if (isNullTest(Use, Ctx) || launchUses(Use, VR))
     return std::nullopt;
-  return why("the cache '" + Cache->getNameAsString() + "', which holds the result of '" + UName +
-                 "', is " + otherUse(Use, "a null test"),
-             VR->getBeginLoc());
+  return why(otherUse(Use, ReasonID::UploadCacheToPointerLaunch, ReasonID::UploadCacheOtherUse),
+             {Cache->getNameAsString(), UName}, VR->getBeginLoc());
 }
 
 /// H8: `cache = helper(...)` becomes `cache = new CUtensorMap(helper(...))`.
@@ -336,7 +319,7 @@ std::optional<Blocker> UploadAnalysis::keepInCache(const CallExpr *Call, const V
                                                    const FunctionDecl *Caller) {
   std::optional<CharSourceRange> CallText = ST.fileRange(Call->getSourceRange());
   if (!CallText)
-    return why("the call of '" + UName + "' is spelled inside a macro body", Call->getBeginLoc());
+    return why(ReasonID::UploadCallInMacro, {UName}, Call->getBeginLoc());
   std::string Pointee = Cache->getType()->getPointeeType().getUnqualifiedType().getAsString(
       Ctx.getPrintingPolicy());
   Whole.Removal.push_back(ST.insertBefore(CallText->getBegin(), "new " + Pointee + "("));
@@ -344,8 +327,9 @@ std::optional<Blocker> UploadAnalysis::keepInCache(const CallExpr *Call, const V
   if (!CheckedCaches.insert(Cache->getCanonicalDecl()).second)
     return std::nullopt; // its uses are checked (and its launches counted) once
   if (!Cache->isStaticLocal()) {
-    if (std::optional<std::string> Why = Helpers.fileScopeCacheProblem(Cache))
-      return why(*Why, Cache->getLocation());
+    if (std::optional<Blocker> Why =
+            Helpers.fileScopeCacheProblem(Cache, ST.point(Cache->getLocation())))
+      return Why;
     for (auto &[VR, Fn] : Pass.FileScopePointerRefs[Cache->getCanonicalDecl()])
       if (std::optional<Blocker> Why = checkCacheUse(VR, Cache, Fn))
         return Why;
@@ -378,17 +362,15 @@ std::optional<Blocker> UploadAnalysis::checkLocalUse(const DeclRefExpr *VR, cons
   std::string FreeName = FreeCall ? driverBaseName(calleeName(FreeCall)).str() : "";
   if (!FreeCall || FreeCall->getNumArgs() < 1 || FreeCall->getArg(0) != C ||
       !cudaApi(FreeName, ApiRole::Free))
-    return why("'" + CV->getNameAsString() + "', which holds the result of '" + UName +
-                   "', is " + otherUse(Q, "a free"),
-               VR->getBeginLoc());
+    return why(otherUse(Q, ReasonID::UploadLocalToPointerLaunch, ReasonID::UploadLocalOtherUse),
+               {CV->getNameAsString(), UName}, VR->getBeginLoc());
   HostUse FU;
   FU.Kind = HostUseKind::Free;
   FU.What = FreeName;
   FU.Where = ST.point(FreeCall->getBeginLoc());
   FU.Removal = Buffers.removeHostCall(FreeCall, Caller);
   if (FU.Removal.empty())
-    return why("this " + FreeName + " of '" + CV->getNameAsString() +
-                   "' cannot be removed on its own",
+    return why(ReasonID::UploadFreeNotRemovable, {FreeName, CV->getNameAsString()},
                FreeCall->getBeginLoc());
   Frees.push_back(std::move(FU));
   return std::nullopt;
@@ -401,14 +383,12 @@ std::optional<Blocker> UploadAnalysis::keepInLocal(const DeclRefExpr *R, const C
   if (!Call || !CV || !CV->getInit() || CV->getInit()->IgnoreImplicit() != Call ||
       CV->isStaticLocal() || Caller->hasAttr<CUDADeviceAttr>() ||
       Caller->hasAttr<CUDAGlobalAttr>())
-    return why("'" + UName + "' is used here other than to initialise a local variable",
-               R->getBeginLoc());
+    return why(ReasonID::UploadResultOtherUse, {UName}, R->getBeginLoc());
   if (CV->getType()->isPointerType()) {
     TypeSourceInfo *TSI = CV->getTypeSourceInfo();
     std::optional<CharSourceRange> Star = TSI ? starOf(TSI->getTypeLoc(), ST) : std::nullopt;
     if (!Star)
-      return why("the declaration of '" + CV->getNameAsString() + "' cannot be edited",
-                 CV->getLocation());
+      return why(ReasonID::UploadLocalNotEditable, {CV->getNameAsString()}, CV->getLocation());
     Whole.Removal.push_back(ST.replace(*Star, ""));
   }
   for (const DeclRefExpr *VR : index(Caller).Refs[CV])
@@ -499,7 +479,7 @@ std::optional<Blocker> UploadAnalysis::run(std::string &BufferKey) {
         return Why;
   }
   if (!Called)
-    return why("'" + UName + "' is not called", U->getLocation());
+    return why(ReasonID::UploadNotCalled, {UName}, U->getLocation());
   assembleGroup();
   BufferKey = Group.Key;
   Out.Buffers.push_back(std::move(Group));
@@ -515,31 +495,27 @@ bool isFileScopePointer(const VarDecl *V) {
          isDescriptorPointer(V->getType());
 }
 
-std::optional<std::string> UploadHelpers::fileScopeCacheProblem(const VarDecl *Cache) {
-  std::string Name = "'" + Cache->getQualifiedNameAsString() + "'";
+std::optional<Blocker> UploadHelpers::fileScopeCacheProblem(const VarDecl *Cache,
+                                                            SourcePoint Where) {
+  std::string Name = Cache->getQualifiedNameAsString();
   const SourceManager &SM = Ctx.getSourceManager();
   // The whole program in one translation unit: no other unit can name it.
   bool OnlyUnit = Pass.wholeProgram() && Opts.SingleUnit;
   if (Cache->isExternallyVisible() && !OnlyUnit)
-    return "the file-scope cache " + Name +
-           " has external linkage: another translation unit may use it through 'extern' (make "
-           "it static, or put it in an anonymous namespace; following it across the whole "
-           "program is not supported)";
+    return blockerFor(ReasonID::CacheExternalLinkage, {Name}, Where);
   if (!OnlyUnit && llvm::any_of(Cache->redecls(), [&](const VarDecl *D) {
         return SM.getFileID(SM.getExpansionLoc(D->getLocation())) != SM.getMainFileID();
       }))
-    return "the file-scope cache " + Name +
-           " is declared in a header: each translation unit including it has its own, which "
-           "is not followed here";
+    return blockerFor(ReasonID::CacheInHeader, {Name}, Where);
   for (auto &[R, Fn] : Pass.FileScopePointerRefs[Cache->getCanonicalDecl()]) {
     if (!Fn)
-      return "the file-scope cache " + Name + " is used here outside a function";
+      return blockerFor(ReasonID::CacheOutsideFunction, {Name}, Where);
     if (Fn->isTemplateInstantiation() || Fn->isDependentContext())
-      return "the file-scope cache " + Name + " is used in template '" +
-             Fn->getQualifiedNameAsString() + "'; its uses there are not followed";
+      return blockerFor(ReasonID::CacheInTemplate, {Name, Fn->getQualifiedNameAsString()},
+                        Where);
     if (Fn->hasAttr<CUDADeviceAttr>() || Fn->hasAttr<CUDAGlobalAttr>())
-      return "the file-scope cache " + Name + " is used in device code ('" +
-             Fn->getQualifiedNameAsString() + "')";
+      return blockerFor(ReasonID::CacheInDeviceCode, {Name, Fn->getQualifiedNameAsString()},
+                        Where);
   }
   return std::nullopt;
 }

@@ -31,7 +31,8 @@ public:
   /// Why the file-scope cache \p Cache (a descriptor pointer assigned from
   /// an upload helper) cannot be followed: another translation unit may use
   /// it, or a use is outside the plain host functions of this one.
-  std::optional<std::string> fileScopeCacheProblem(const clang::VarDecl *Cache);
+  /// The refusal is reported at \p Where.
+  std::optional<Blocker> fileScopeCacheProblem(const clang::VarDecl *Cache, SourcePoint Where);
 
 private:
   HostBuffers &Buffers;

@@ -60,13 +60,18 @@ struct Note {
 
 /// A reason not to rewrite, with the site that causes it.
 struct Blocker {
+  /// Built only from a row of the reason table (tma/Reasons.def): the row
+  /// gives the diagnostic and the message template, filled with \p Args, so
+  /// every refusal has a stable ID and its wording lives in one place.
+  Blocker(ReasonID R, llvm::ArrayRef<std::string> Args, SourcePoint Where,
+          std::vector<Note> Notes = {});
+
   DiagID ID;
   std::string Message; // specific: names the use, the function, the variable
   SourcePoint Where;
   std::vector<Note> Notes;
-  /// The entry of the reason table (tma/Reasons.def) it was built from, the
-  /// reports' `reasonId`; None for messages not built from the table yet.
-  ReasonID Reason = ReasonID::None;
+  /// The row it was built from, the reports' `reasonId`.
+  ReasonID Reason;
 };
 
 /// A blocker built from the reason table: the reason's diagnostic, its

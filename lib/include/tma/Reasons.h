@@ -13,7 +13,6 @@
 namespace tma {
 
 enum class ReasonID : unsigned {
-  None, // a blocker whose message is not (yet) built from the table
 #define TMA_REASON(Enumerator, Id, Diag, Format) Enumerator,
 #include "tma/Reasons.def"
 };
@@ -25,9 +24,9 @@ struct ReasonInfo {
   llvm::StringLiteral Format; // the message, %0..%9 for the arguments
 };
 
-/// Every reason of the table (None excluded), in table order.
+/// Every reason of the table, in table order.
 llvm::ArrayRef<ReasonInfo> allReasons();
-/// The table entry of \p R; must not be None.
+/// The table entry of \p R.
 const ReasonInfo &reasonInfo(ReasonID R);
 /// The message of \p R: its template with %N replaced by \p Args[N].
 std::string formatReason(ReasonID R, llvm::ArrayRef<std::string> Args = {});

@@ -190,7 +190,11 @@ bool ArgumentArrays::readDescriptorSlots(KernelLaunch &KL, const VarDecl *Array,
     const Expr *Storage = A && A->getOpcode() == UO_AddrOf ? A->getSubExpr()->IgnoreParens() : nullptr;
     const auto *DR = dyn_cast_or_null<DeclRefExpr>(Storage);
     const auto *ME = dyn_cast_or_null<MemberExpr>(Storage);
-    if (!(DR && isa<VarDecl>(DR->getDecl())) && !(ME && isa<FieldDecl>(ME->getMemberDecl()))) {
+    // `&maps[0]`: an element, a storage of the storage rule's own.
+    bool Element = Storage && isa<ArraySubscriptExpr, CXXOperatorCallExpr>(Storage) &&
+                   isDescriptorPointer(Storage->getType());
+    if (!(DR && isa<VarDecl>(DR->getDecl())) && !(ME && isa<FieldDecl>(ME->getMemberDecl())) &&
+        !Element) {
       refuseArrayLaunch(cast<CallExpr>(KL.E), K, Fn, ReasonID::ArraySlotNotAddress,
                         {std::to_string(I), Array->getNameAsString(), spelled(Init->getInit(I))},
                         Init->getInit(I)->getBeginLoc());

@@ -117,7 +117,10 @@ static std::optional<Blocker> blockerFromJSON(const Value &V, Path Where) {
   B.Message = std::move(Message);
   return B;
 }
-bool fromJSON(const Value &V, std::vector<Blocker> &Out, Path Where) {
+/// An array whose elements \p ReadOne reads (blockers have no default
+/// constructor, so the library's vector reader cannot serve).
+template <class T, class F>
+static bool readArray(const Value &V, std::vector<T> &Out, Path Where, F ReadOne) {
   const Array *Arr = V.getAsArray();
   if (!Arr) {
     Where.report("expected an array");
@@ -125,33 +128,30 @@ bool fromJSON(const Value &V, std::vector<Blocker> &Out, Path Where) {
   }
   Out.clear();
   for (size_t I = 0; I < Arr->size(); ++I) {
-    std::optional<Blocker> B = blockerFromJSON((*Arr)[I], Where.index(I));
-    if (!B)
+    std::optional<T> E = ReadOne((*Arr)[I], Where.index(I));
+    if (!E)
       return false;
-    Out.push_back(std::move(*B));
+    Out.push_back(std::move(*E));
   }
   return true;
 }
+bool fromJSON(const Value &V, std::vector<Blocker> &Out, Path Where) {
+  return readArray(V, Out, Where, blockerFromJSON);
+}
 bool fromJSON(const Value &V, std::vector<std::pair<std::string, Blocker>> &Out, Path Where) {
-  const Array *Arr = V.getAsArray();
-  if (!Arr) {
-    Where.report("expected an array");
-    return false;
-  }
-  Out.clear();
-  for (size_t I = 0; I < Arr->size(); ++I) {
-    const Array *Pair = (*Arr)[I].getAsArray();
-    std::string Key;
-    if (!Pair || Pair->size() != 2 || !fromJSON((*Pair)[0], Key, Where.index(I))) {
-      Where.index(I).report("expected a pair");
-      return false;
-    }
-    std::optional<Blocker> B = blockerFromJSON((*Pair)[1], Where.index(I));
-    if (!B)
-      return false;
-    Out.push_back({std::move(Key), std::move(*B)});
-  }
-  return true;
+  return readArray(V, Out, Where,
+                   [](const Value &E, Path At) -> std::optional<std::pair<std::string, Blocker>> {
+                     const Array *Pair = E.getAsArray();
+                     std::string Key;
+                     if (!Pair || Pair->size() != 2 || !fromJSON((*Pair)[0], Key, At)) {
+                       At.report("expected a pair");
+                       return std::nullopt;
+                     }
+                     std::optional<Blocker> B = blockerFromJSON((*Pair)[1], At);
+                     if (!B)
+                       return std::nullopt;
+                     return std::pair<std::string, Blocker>(std::move(Key), std::move(*B));
+                   });
 }
 
 Value toJSON(const DescriptorParam &D) {

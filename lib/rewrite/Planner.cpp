@@ -3,6 +3,7 @@
 // the rewritten ones into edit units, remove the device buffers they no
 // longer need, and refuse units that edit what they may not or that conflict.
 #include "tma/Planner.h"
+#include "ArrayForm.h"
 #include "tma/SourceText.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -115,6 +116,7 @@ static void mergeParam(MergedFacts &M, const DescriptorParam &P) {
     Into.DefinitionSeen |= P.DefinitionSeen;
     for (const Blocker &B : P.Blockers)
       addUnique(Into.Blockers, B);
+    mergeArrayForm(Into.Array, P.Array);
   }
   M.ParamEdits[P.Key].insert(P.Edits.begin(), P.Edits.end());
   M.ParamFences[P.Key].insert(P.FencesRemoved.begin(), P.FencesRemoved.end());
@@ -267,6 +269,16 @@ static std::optional<Blocker> notEditable(const std::string &File, const PlanOpt
   return std::nullopt;
 }
 
+/// A parameter's edits in the form decided: one descriptor (\p ArrayCount
+/// 0) or an array of ArrayCount.
+static std::vector<TextEdit> paramEdits(const MergedFacts &M, const std::string &Key,
+                                        unsigned ArrayCount) {
+  if (ArrayCount)
+    return arrayEdits(M.Params.find(Key)->second.Array, ArrayCount);
+  const std::set<TextEdit> &Edits = M.ParamEdits.find(Key)->second;
+  return {Edits.begin(), Edits.end()};
+}
+
 /// The decision for one parameter from its own facts and its launches'.
 static ParamDecision decideParam(const MergedFacts &M, const DescriptorParam &DP,
                                  const PlanOptions &Opts) {
@@ -280,6 +292,15 @@ static ParamDecision decideParam(const MergedFacts &M, const DescriptorParam &DP
   D.ReliesOn = DP.ReliesOn;
   D.ExternallyVisible = DP.ExternallyVisible;
   D.FromConstant = DP.FromConstant;
+  std::vector<const LaunchSite *> Sites;
+  for (auto &[LK, L] : M.Launches)
+    if (LK.first == DP.Key)
+      Sites.push_back(&L);
+  // The use walk's blockers of the form the launches choose (issue 21).
+  ArrayChoice Form = chooseArrayForm(DP, Sites);
+  D.ArrayCount = Form.Count;
+  for (const Blocker &B : Form.Blockers)
+    addUnique(D.Blockers, B);
   if (!DP.DefinitionSeen)
     addUnique(D.Blockers, blockerFor(ReasonID::PlanDefinitionNotSeen,
                                      {DP.KernelName, DP.ParamName}, DP.Where));
@@ -292,7 +313,7 @@ static ParamDecision decideParam(const MergedFacts &M, const DescriptorParam &DP
     }
   if (D.Launches == 0)
     addUnique(D.Blockers, blockerFor(ReasonID::PlanNoLaunch, {DP.KernelName}, DP.Where));
-  for (const TextEdit &E : M.ParamEdits.find(DP.Key)->second)
+  for (const TextEdit &E : paramEdits(M, DP.Key, D.ArrayCount))
     if (std::optional<Blocker> Why = notEditable(E.File, Opts, DP.Where)) {
       addUnique(D.Blockers, *Why);
       break;
@@ -471,9 +492,10 @@ static Groups groupParams(Planning &S) {
 /// Adds a rewritten parameter's edits, fences and launches to its unit.
 static void addToUnit(const MergedFacts &M, const ParamDecision &D, EditUnit &U) {
   U.ParamKeys.push_back(D.Key);
-  const std::set<TextEdit> &Edits = M.ParamEdits.find(D.Key)->second;
+  std::vector<TextEdit> Edits = paramEdits(M, D.Key, D.ArrayCount);
   U.Edits.insert(U.Edits.end(), Edits.begin(), Edits.end());
-  U.FencesRemoved += M.ParamFences.find(D.Key)->second.size();
+  U.FencesRemoved += D.ArrayCount ? M.Params.find(D.Key)->second.Array.FencesRemoved.size()
+                                  : M.ParamFences.find(D.Key)->second.size();
   for (auto &[LK, L] : M.Launches)
     if (LK.first == D.Key) {
       U.Edits.insert(U.Edits.end(), L.Edits.begin(), L.Edits.end());

@@ -21,6 +21,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <map>
+#include <set>
 #include <tuple>
 #include <memory>
 #include <optional>
@@ -49,10 +50,22 @@ struct UseSink {
 
 enum class ValueMode { Pointer, Integer };
 
+/// A whole-array copy of host descriptors (issue 21): what it reads (the
+/// array's variable and the source as spelled), its count N, or why N is
+/// not a proven compile-time constant.
+struct ArrayCopy {
+  const clang::VarDecl *Root = nullptr;
+  const clang::Expr *Source = nullptr;
+  unsigned Count = 0;
+  std::optional<Blocker> Why;
+};
+
 /// A host-to-device copy into a device buffer and its top statement.
 struct CopyInfo {
   const clang::CallExpr *Call;
   const clang::Stmt *Top;
+  /// A copy of an array of descriptors, not of one.
+  std::optional<ArrayCopy> Array = std::nullopt;
 };
 
 /// Where a device buffer's pointer lives: a host variable (`d`), or one
@@ -148,6 +161,10 @@ struct PassContext {
   /// The copies into each device buffer and its other uses (HostBuffers).
   std::map<BufferStorage, std::vector<CopyInfo>> BufferCopies;
   std::map<BufferStorage, std::vector<const clang::Stmt *>> BufferOtherUses;
+  /// References of a device buffer that are the destination of a copy of a
+  /// part of it (`cudaMemcpy(d + k, ...)`, issue 21). Written by
+  /// HostBuffers::classifyBufferUse, read by changedBetween.
+  std::map<const clang::Stmt *, const clang::CallExpr *> PartialCopies;
   /// Written by HostBuffers::bufferFacts, read by changedBetween: the first
   /// use through which other code may reach a buffer's device copy, and how.
   std::map<BufferStorage, std::pair<const clang::Stmt *, std::string>> BufferLeaks;

@@ -1,6 +1,7 @@
 // Explicit instantiations of kernel templates, found by lexing (see the
 // header): `[extern] template <declaration of name<args>(params)>;`.
 #include "ExplicitInstantiations.h"
+#include "DescriptorArrayType.h"
 
 using namespace clang;
 
@@ -91,7 +92,7 @@ const std::vector<ExplicitInstantiation> &ExplicitInstantiations::in(FileID FID)
 }
 
 std::optional<TextEdit> ExplicitInstantiations::byValue(const ExplicitInstantiation &EI,
-                                                         unsigned P) const {
+                                                         unsigned P, bool AsArray) const {
   if (P >= EI.Params.size())
     return std::nullopt;
   const std::vector<Token> &T = EI.Params[P];
@@ -117,7 +118,7 @@ std::optional<TextEdit> ExplicitInstantiations::byValue(const ExplicitInstantiat
     CharSourceRange R = CharSourceRange::getTokenRange(T[I].getLocation(), T[I].getLocation());
     Pointee += (Pointee.empty() ? "" : " ") + ST.text(R);
   }
-  std::string Text = "const __grid_constant__ " + Pointee;
+  std::string Text = AsArray ? descriptorArrayParam("") : "const __grid_constant__ " + Pointee;
   for (size_t I = End; I < T.size(); ++I)
     Text += " " + ST.text(CharSourceRange::getTokenRange(T[I].getLocation(), T[I].getLocation()));
   CharSourceRange All = CharSourceRange::getCharRange(T.front().getLocation(), T.back().getEndLoc());

@@ -27,7 +27,9 @@ public:
   const std::vector<ExplicitInstantiation> &in(clang::FileID FID);
   /// The edit that makes descriptor parameter \p P of \p EI a value (drops
   /// its `*` and the qualifiers after it), or none.
-  std::optional<TextEdit> byValue(const ExplicitInstantiation &EI, unsigned P) const;
+  /// \p AsArray: the array form of issue 21 (`TmaDescriptorArray<N>`).
+  std::optional<TextEdit> byValue(const ExplicitInstantiation &EI, unsigned P,
+                                  bool AsArray = false) const;
 
 private:
   const SourceText &ST;

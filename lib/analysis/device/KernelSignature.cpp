@@ -3,6 +3,7 @@
 #include "KernelSignatures.h"
 #include "UseWalker.h"
 #include "ExplicitInstantiations.h"
+#include "DescriptorArrayType.h"
 
 #include "clang/AST/TypeLoc.h"
 
@@ -55,8 +56,11 @@ void KernelSignatures::addExplicitInstantiationEdits(const FunctionDecl *Pattern
       continue;
     for (const ExplicitInstantiation &EI : Explicit->in(FID))
       if (EI.Name == Pattern->getName() && EI.Params.size() == Pattern->getNumParams())
-        if (std::optional<TextEdit> E = Explicit->byValue(EI, Index))
+        if (std::optional<TextEdit> E = Explicit->byValue(EI, Index)) {
           DP.Edits.push_back(*E);
+          if (std::optional<TextEdit> A = Explicit->byValue(EI, Index, /*AsArray=*/true))
+            DP.Array.Edits.push_back(*A);
+        }
   }
 }
 
@@ -93,7 +97,74 @@ void KernelSignatures::addSignatureEdits(const FunctionDecl *FD, unsigned Index,
     if (!P->getName().empty())
       Text += " " + P->getName().str();
     DP.Edits.push_back(ST.replace(*R, Text));
+    DP.Array.Edits.push_back(ST.replace(*R, descriptorArrayParam(P->getName())));
   }
+  addArrayTypeDefinition(Pattern, DP);
+}
+
+// The array form's type is defined before the first declaration of the
+// kernel in the translation unit, which every later one sees.
+void KernelSignatures::addArrayTypeDefinition(const FunctionDecl *Pattern, DescriptorParam &DP) {
+  const FunctionDecl *First = nullptr;
+  for (const FunctionDecl *Redecl : Pattern->redecls())
+    if (!First || Ctx.getSourceManager().isBeforeInTranslationUnit(
+                      ST.SM.getExpansionLoc(Redecl->getLocation()),
+                      ST.SM.getExpansionLoc(First->getLocation())))
+      First = Redecl;
+  if (First && !ST.inSystemHeader(First->getLocation()))
+    if (std::optional<TextEdit> E = descriptorArrayDefinitionFor(First, ST))
+      DP.Array.Edits.push_back(*E);
+}
+
+/// Bytes of parameters of \p FD with parameter \p Slot left out (0
+/// bytes), descriptor pointers \p Idx taken by value.
+static std::vector<std::pair<unsigned, unsigned>>
+paramLayout(const FunctionDecl *FD, const std::vector<unsigned> &Idx, unsigned Slot,
+            ASTContext &Ctx) {
+  std::vector<std::pair<unsigned, unsigned>> Layout;
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    QualType T = FD->getParamDecl(I)->getType();
+    if (llvm::is_contained(Idx, I))
+      T = T->getPointeeType().getUnqualifiedType();
+    if (T->isDependentType() || T->isIncompleteType())
+      return {};
+    TypeInfoChars TI = Ctx.getTypeInfoInChars(T);
+    Layout.push_back({I == Slot ? 0u : unsigned(TI.Width.getQuantity()),
+                      unsigned(std::max<int64_t>(1, TI.Align.getQuantity()))});
+  }
+  return Layout;
+}
+
+/// The walk of descriptor \p I as an array (issue 21), when its walk as
+/// one descriptor met a run-time index or pointer arithmetic.
+void KernelSignatures::walkAsArray(const FunctionDecl *FD, const FunctionDecl *Body,
+                                   const std::vector<unsigned> &Idx, unsigned I,
+                                   UseSink &Scalar, DescriptorParam &DP) {
+  bool Indexed = llvm::any_of(Scalar.Blockers, [](const Blocker &B) {
+    return B.Reason == ReasonID::DeviceRuntimeIndex ||
+           B.Reason == ReasonID::DevicePointerArithmetic;
+  });
+  if (!Indexed)
+    return;
+  UseSink Array;
+  Walker.setArrayMode(true);
+  Walker.walkVarRefs(Body->getParamDecl(I), Body, 0, /*IsKernelParam=*/true,
+                     /*Editable=*/true, ValueMode::Pointer, Array);
+  Walker.setArrayMode(false);
+  DP.Array.Candidate = true;
+  DP.Array.ScalarBlockers = std::move(Scalar.Blockers);
+  Scalar.Blockers.clear();
+  llvm::append_range(DP.Array.Edits, Array.Edits);
+  llvm::append_range(DP.Array.FencesRemoved, Array.Fences);
+  llvm::append_range(DP.Array.Blockers, Array.Blockers);
+  llvm::append_range(DP.ReliesOn, Array.ReliesOn);
+  DP.Array.Layout = paramLayout(FD, Idx, I, Ctx);
+  DP.Array.Slot = I;
+  DP.Array.ParamSpaceLimit = Opts.ParamSpaceLimit;
+  if (DP.Array.Layout.empty())
+    DP.Array.Blockers.push_back(blockerFor(ReasonID::ArrayLayoutUnknown,
+                                           {patternOf(FD)->getQualifiedNameAsString()},
+                                           ST.point(FD->getLocation())));
 }
 
 std::optional<Blocker> KernelSignatures::paramSpaceBlocker(const FunctionDecl *FD,
@@ -155,6 +226,7 @@ void KernelSignatures::analyzeKernel(const FunctionDecl *FD) {
     Walker.walkVarRefs(Body->getParamDecl(I), Body, 0, /*IsKernelParam=*/true,
                 /*Editable=*/true, ValueMode::Pointer, Sink);
     DescriptorParam &DP = paramFacts(FD, I);
+    walkAsArray(FD, Body, Idx, I, Sink, DP);
     DP.DefinitionSeen = true;
     DP.Where = ST.point(Body->getParamDecl(I)->getLocation());
     llvm::append_range(DP.Edits, Sink.Edits);

@@ -29,6 +29,10 @@ private:
   const clang::FunctionDecl *bodyToAnalyze(const clang::FunctionDecl *FD);
   void addSignatureEdits(const clang::FunctionDecl *FD, unsigned Index, DescriptorParam &DP);
   void checkParamSpace(const clang::FunctionDecl *FD, const std::vector<unsigned> &Idx);
+  void addArrayTypeDefinition(const clang::FunctionDecl *Pattern, DescriptorParam &DP);
+  void walkAsArray(const clang::FunctionDecl *FD, const clang::FunctionDecl *Body,
+                   const std::vector<unsigned> &Idx, unsigned I, UseSink &Scalar,
+                   DescriptorParam &DP);
 
   /// The explicit instantiations of a kernel template, in its file and the
   /// main file: their parameter \p Index becomes a value too.

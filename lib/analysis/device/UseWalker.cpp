@@ -51,7 +51,9 @@ void UseWalker::addressOf(const DeclRefExpr *Direct, UseSink &Sink) {
   if (!Direct)
     return;
   if (std::optional<CharSourceRange> R = editRange(Direct->getSourceRange()))
-    Sink.Edits.push_back(ST.insertBefore(R->getBegin(), "&"));
+    // An array's pointer value is the address of its first descriptor.
+    Sink.Edits.push_back(ArrayMode ? ST.replace(*R, "&" + ST.text(*R) + "[0]")
+                                   : ST.insertBefore(R->getBegin(), "&"));
   else
     block(Sink, ReasonID::DeviceUseInMacro, {}, Direct->getBeginLoc());
 }
@@ -224,7 +226,15 @@ bool UseWalker::walkDereference(const Stmt *P, const Expr *E, const FunctionDecl
   if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
     if (UO->getOpcode() != UO_Deref)
       return false;
-    if (Direct)
+    if (Direct && ArrayMode) {
+      // `*p` becomes `p[0]`, `*(p)` `(p)[0]`.
+      std::optional<CharSourceRange> All = editRange(UO->getSourceRange());
+      std::optional<CharSourceRange> Sub = editRange(UO->getSubExpr()->getSourceRange());
+      if (All && Sub)
+        Sink.Edits.push_back(ST.replace(*All, ST.text(*Sub) + "[0]"));
+      else
+        block(Sink, ReasonID::DeviceDereferenceInMacro, {Name}, UO->getBeginLoc());
+    } else if (Direct)
       dropToken(UO->getOperatorLoc(), "", ReasonID::DeviceDereferenceInMacro, Name,
                 UO->getBeginLoc(), Sink);
     walkLValue(UO, Fn, Depth, Sink);
@@ -241,8 +251,8 @@ bool UseWalker::walkDereference(const Stmt *P, const Expr *E, const FunctionDecl
     if (!ME->isArrow())
       return false;
     if (Direct)
-      dropToken(ME->getOperatorLoc(), ".", ReasonID::DeviceArrowInMacro, Name,
-                ME->getBeginLoc(), Sink);
+      dropToken(ME->getOperatorLoc(), ArrayMode ? "[0]." : ".", ReasonID::DeviceArrowInMacro,
+                Name, ME->getBeginLoc(), Sink);
     walkLValue(ME, Fn, Depth, Sink);
     return true;
   }
@@ -260,6 +270,9 @@ void UseWalker::dropToken(SourceLocation Tok, llvm::StringRef Replacement, Reaso
 void UseWalker::walkSubscript(const ArraySubscriptExpr *AS, const FunctionDecl *Fn,
                               unsigned Depth, const DeclRefExpr *Direct,
                               const std::string &Name, UseSink &Sink) {
+  // An array's `p[i]` is its operator[]: the text stays.
+  if (ArrayMode)
+    return walkLValue(AS, Fn, Depth, Sink);
   Expr::EvalResult Idx;
   if (!AS->getIdx()->EvaluateAsInt(Idx, Ctx) || Idx.Val.getInt() != 0) {
     block(Sink, ReasonID::DeviceRuntimeIndex, {Name, spelled(AS->getIdx())}, AS->getBeginLoc());
@@ -284,6 +297,8 @@ void UseWalker::walkValueUse(const Stmt *P, const Expr *E, const FunctionDecl *F
                              unsigned Depth, const DeclRefExpr *Direct, ValueMode M,
                              const std::string &Name, UseSink &Sink) {
   if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+    if (ArrayMode && walkArrayArithmetic(BO, E, Fn, Depth, Direct, Name, Sink))
+      return;
     if (BO->isAdditiveOp() || BO->getOpcode() == BO_AddAssign ||
         BO->getOpcode() == BO_SubAssign)
       block(Sink, ReasonID::DevicePointerArithmetic, {Name, spelled(BO)}, BO->getBeginLoc());
@@ -309,6 +324,28 @@ void UseWalker::walkValueUse(const Stmt *P, const Expr *E, const FunctionDecl *F
   }
   block(Sink, ReasonID::DeviceUnfollowedValueUse, {Name, P->getStmtClassName()},
         P->getBeginLoc());
+}
+
+bool UseWalker::walkArrayArithmetic(const BinaryOperator *BO, const Expr *E,
+                                    const FunctionDecl *Fn, unsigned Depth,
+                                    const DeclRefExpr *Direct, const std::string &Name,
+                                    UseSink &Sink) {
+  // `p + i` or `i + p`: a pointer to descriptor i of the array.
+  if (BO->getOpcode() != BO_Add || !BO->getType()->isPointerType())
+    return false;
+  const Expr *Index = BO->getLHS() == E ? BO->getRHS() : BO->getLHS();
+  if (Direct) {
+    std::optional<CharSourceRange> All = editRange(BO->getSourceRange());
+    std::optional<CharSourceRange> Base = editRange(Direct->getSourceRange());
+    std::optional<CharSourceRange> Idx = editRange(Index->getSourceRange());
+    if (!All || !Base || !Idx) {
+      block(Sink, ReasonID::DeviceSubscriptInMacro, {Name}, BO->getBeginLoc());
+      return true;
+    }
+    Sink.Edits.push_back(ST.replace(*All, "&" + ST.text(*Base) + "[" + ST.text(*Idx) + "]"));
+  }
+  walkValue(BO, Fn, Depth, nullptr, ValueMode::Pointer, Sink);
+  return true;
 }
 
 void UseWalker::walkLValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
@@ -479,7 +516,7 @@ void UseWalker::passToNonConstParam(
 // the call \p CE.
 void UseWalker::walkHelper(const CallExpr *CE, const FunctionDecl *Def, unsigned I,
                            ValueMode M, unsigned Depth, UseSink &Sink) {
-  auto Key = std::make_pair(Def, I);
+  auto Key = std::make_tuple(Def, I, ArrayMode);
   if (HelpersInProgress.count(Key))
     return;
   auto Memo = HelperMemo.find(Key);

@@ -30,7 +30,14 @@ public:
   void walkValue(const clang::Expr *E, const clang::FunctionDecl *Fn, unsigned Depth,
                  const clang::DeclRefExpr *Direct, ValueMode M, UseSink &Sink);
 
+  /// Walk the parameter as an array of descriptors (issue 21): it becomes a
+  /// `TmaDescriptorArray<N>` whose `operator[]` keeps `p[i]` and `&p[i]` as
+  /// they are; `p + i` becomes `&p[i]`, `*p` `p[0]`, a pointer `p` `&p[0]`.
+  /// Run-time indexes and pointer arithmetic inside the array are reads.
+  void setArrayMode(bool On) { ArrayMode = On; }
+
 private:
+  bool ArrayMode = false;
   /// The file text of a use, or, when a macro defined inside the kernel's
   /// own body (and expanded nowhere after it) spells it, the text in that
   /// macro's definition; none otherwise.
@@ -89,8 +96,14 @@ private:
 
   /// Device helpers already walked for a parameter, and those being walked
   /// (recursion).
-  std::map<std::pair<const clang::FunctionDecl *, unsigned>, UseSink> HelperMemo;
-  std::set<std::pair<const clang::FunctionDecl *, unsigned>> HelpersInProgress;
+  /// Keyed by helper, parameter and array mode.
+  std::map<std::tuple<const clang::FunctionDecl *, unsigned, bool>, UseSink> HelperMemo;
+  std::set<std::tuple<const clang::FunctionDecl *, unsigned, bool>> HelpersInProgress;
+  /// `p + i` in array mode: `&p[i]`; the sum is walked as a pointer.
+  bool walkArrayArithmetic(const clang::BinaryOperator *BO, const clang::Expr *E,
+                           const clang::FunctionDecl *Fn, unsigned Depth,
+                           const clang::DeclRefExpr *Direct, const std::string &Name,
+                           UseSink &Sink);
 };
 
 } // namespace tma::analysis

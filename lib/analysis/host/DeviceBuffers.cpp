@@ -115,6 +115,12 @@ HostUse HostBuffers::classifyBufferUse(BufferStorage V, const Expr *R,
   Climbed Up = climb(Fn, S.Cur, parensCastsAndTemporaries);
   S.Cur = Up.Child;
   S.P = Up.Parent;
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(S.P); BO && BO->isAdditiveOp())
+    if (const auto *Dst = dyn_cast_or_null<CallExpr>(
+            climb(Fn, BO, parensCastsAndTemporaries).Parent);
+        Dst && cudaApiOf(Dst) && cudaApiOf(Dst)->Role == ApiRole::Copy && Dst->getNumArgs() &&
+        Dst->getArg(0)->IgnoreParenImpCasts() == BO)
+      Pass.PartialCopies[R] = Dst; // `cudaMemcpy(d + k, ...)`: part of an array
   const auto *Call = dyn_cast_or_null<CallExpr>(S.P);
   std::optional<std::pair<const FunctionDecl *, unsigned>> Forwarded;
   if (Call && !S.AddrTaken && Call->getDirectCallee())
@@ -166,6 +172,11 @@ HostUse HostBuffers::classifyBufferUse(BufferStorage V, const Expr *R,
     else if (!S.AddrTaken && isWholeDescriptorCopy(Call, *Api, Ctx)) {
       U.Kind = HostUseKind::Copy;
       Pass.BufferCopies[V].push_back({Call, topStatement(Call, Fn)});
+    } else if (std::optional<ArrayCopy> AC =
+                   S.AddrTaken ? std::nullopt : arrayCopyOf(Call, *Api, Fn, B.Name)) {
+      // Issue 21: N host descriptors at once; the launch decides.
+      U.Kind = HostUseKind::Copy;
+      Pass.BufferCopies[V].push_back({Call, topStatement(Call, Fn), std::move(AC)});
     }
     if (U.Kind != HostUseKind::Other) {
       U.What = driverBaseName(calleeName(Call)).str();
@@ -280,8 +291,12 @@ HostBuffers::changedBetween(BufferStorage V, const CopyInfo &Reaching, const Stm
   for (const Stmt *O : Pass.BufferOtherUses[V]) {
     if (!between(Reaching.Top, Launch, O, Fn))
       continue;
-    Blocker Why = blockerFor(ReasonID::BufferUsedBetween, {Name}, ST.point(O->getBeginLoc()),
-                             CopyNote);
+    Blocker Why =
+        Pass.PartialCopies.count(O)
+            ? blockerFor(ReasonID::ArrayPartialCopy, {Name, spelled(Pass.PartialCopies[O])},
+                         ST.point(O->getBeginLoc()), CopyNote)
+            : blockerFor(ReasonID::BufferUsedBetween, {Name}, ST.point(O->getBeginLoc()),
+                         CopyNote);
     auto Foreign = Pass.ForeignLauncherArgs.find(O);
     if (!Unless || Foreign == Pass.ForeignLauncherArgs.end())
       return Why;

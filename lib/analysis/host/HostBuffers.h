@@ -5,6 +5,7 @@
 
 namespace tma::analysis {
 
+struct CudaApi;
 class Launchers;
 class ObjectReach;
 
@@ -48,7 +49,22 @@ public:
                  const clang::FunctionDecl *Fn,
                  std::vector<std::pair<std::string, Blocker>> *Unless = nullptr);
 
+  /// Issue 21: \p Call (of \p Api) copies host descriptors, more than one,
+  /// into \p Into: the array it reads and its count, or why the count is
+  /// not proven (host/HostArrays.cpp). None: not a copy of descriptors.
+  std::optional<ArrayCopy> arrayCopyOf(const clang::CallExpr *Call, const CudaApi &Api,
+                                       const clang::FunctionDecl *Fn, llvm::StringRef Into);
+  /// The proof that \p Launch may pass the host array \p Copy read by
+  /// value: local, in scope at \p Named, not named between the copy and
+  /// the launch, changed through no other name. \p Passed: the argument,
+  /// `TmaDescriptorArray<N>::copyOf(source)`.
+  std::optional<Blocker> hostArrayAt(const CopyInfo &Copy, const clang::Stmt *Launch,
+                                     const clang::Stmt *Named, const clang::FunctionDecl *Fn,
+                                     clang::SourceLocation ArgLoc, std::string &Passed);
+
 private:
+  std::optional<unsigned> vectorCount(const clang::VarDecl *V, const clang::FunctionDecl *Fn,
+                                      std::string &Why);
   Launchers &LauncherFlow;
   ObjectReach &Reach;
   std::map<BufferStorage, size_t> BufferSlot;

@@ -331,6 +331,8 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
   if (std::optional<Blocker> Why = Buffers.changedBetween(S, *Reaching, Launch, A.Fn,
                                                                  &LS.UnlessLaunchers))
     return FlowAnswer::refused(std::move(*Why));
+  if (Reaching->Array)
+    return passHostArray(A, *Reaching, Spelled, Name, LS);
   std::string HostDescriptor;
   if (std::optional<Blocker> Why = Buffers.hostDescriptorAt(
           Reaching->Call, Reaching->Top, Launch, A.KL.ArgsDecl ? A.KL.ArgsDecl : Launch, A.Fn,
@@ -349,6 +351,31 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
       return FlowAnswer::accepted();
     }
   LS.Edits.push_back(ST.replace(*ArgRange, LS.HostDescriptor));
+  return FlowAnswer::accepted();
+}
+
+/// Issue 21: the copy that reaches the launch is of N host descriptors: the
+/// launch passes them by value, `TmaDescriptorArray<N>::copyOf(h)`, when N
+/// is proven and the host array is unchanged until the launch.
+FlowAnswer LaunchArgs::passHostArray(const LaunchArg &A, const CopyInfo &Reaching,
+                                     const Expr *Spelled, const std::string &Name,
+                                     LaunchSite &LS) {
+  const ArrayCopy &AC = *Reaching.Array;
+  if (AC.Why)
+    return FlowAnswer::refused(*AC.Why);
+  if (A.KL.ArgsDecl)
+    return refuse(ReasonID::ArrayArgumentArray, {std::to_string(AC.Count), LS.KernelName},
+                  A.Arg->getBeginLoc());
+  std::string Passed;
+  if (std::optional<Blocker> Why =
+          Buffers.hostArrayAt(Reaching, A.KL.E, A.KL.E, A.Fn, A.Arg->getBeginLoc(), Passed))
+    return FlowAnswer::refused(std::move(*Why));
+  std::optional<CharSourceRange> ArgRange = ST.fileRange(Spelled->getSourceRange());
+  if (!ArgRange)
+    return refuse(ReasonID::LaunchArgInMacro, {Name}, A.Arg->getBeginLoc());
+  LS.HostDescriptor = Passed;
+  LS.ArrayCount = AC.Count;
+  LS.Edits.push_back(ST.replace(*ArgRange, Passed));
   return FlowAnswer::accepted();
 }
 

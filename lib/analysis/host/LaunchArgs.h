@@ -84,6 +84,8 @@ private:
                                          const clang::FunctionDecl *Fn);
   FlowAnswer traceDeviceCopy(const LaunchArg &A, BufferStorage S, const clang::Expr *Spelled,
                              LaunchSite &LS);
+  FlowAnswer passHostArray(const LaunchArg &A, const CopyInfo &Reaching,
+                           const clang::Expr *Spelled, const std::string &Name, LaunchSite &LS);
   const clang::Expr *uncastAddressOf(const clang::Expr *E, const clang::FunctionDecl *Fn);
   bool readsConstHost(const clang::CallExpr *Copy);
   FlowAnswer passHelperResult(const clang::FunctionDecl *Helper, std::string Passed,

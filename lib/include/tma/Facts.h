@@ -79,6 +79,35 @@ struct Blocker {
 Blocker blockerFor(ReasonID R, llvm::ArrayRef<std::string> Args, SourcePoint Where,
                    std::vector<Note> Notes = {});
 
+/// The text that stands for the array's element count N in the edits of a
+/// DescriptorArrayForm; the planner puts N in when it has decided N from
+/// the launches.
+inline constexpr const char *ArrayCountPlaceholder = "@TMA_N@";
+
+/// A descriptor parameter that the kernel indexes at run time (`p[i]`,
+/// `p + i`) taken as N descriptors by value: `const __grid_constant__
+/// TmaDescriptorArray<N> p`, where N comes from the launches (every launch
+/// passes a device array of N, filled by one whole-array copy).
+struct DescriptorArrayForm {
+  /// The body indexes the parameter at run time: its one-descriptor form is
+  /// refused (ScalarBlockers), this form may apply.
+  bool Candidate = false;
+  /// Every redeclaration's parameter (N as ArrayCountPlaceholder), the body
+  /// uses in this form, and the definition of the array type.
+  std::vector<TextEdit> Edits;
+  std::vector<SourcePoint> FencesRemoved;
+  /// What refuses this form (a use in the body it cannot keep).
+  std::vector<Blocker> Blockers;
+  /// What refuses the one-descriptor form: the use walk's blockers, kept
+  /// here rather than in DescriptorParam::Blockers when Candidate.
+  std::vector<Blocker> ScalarBlockers;
+  /// Bytes of the kernel's other parameters laid out around this one:
+  /// (size, alignment) in order, this parameter's own entry 0 bytes.
+  std::vector<std::pair<unsigned, unsigned>> Layout;
+  unsigned Slot = 0;            // this parameter's index in Layout
+  unsigned ParamSpaceLimit = 0; // bytes of parameters the target accepts
+};
+
 /// One pointer-to-CUtensorMap parameter of one kernel.
 struct DescriptorParam {
   std::string Key; // kernel USR (the template pattern's) + "#" + index
@@ -96,6 +125,9 @@ struct DescriptorParam {
   /// Code the decision rests on (the kernel, helpers it was followed into): a
   /// compiler error inside may hide a use, so it refuses the descriptor.
   std::vector<SourceSpan> ReliesOn;
+  /// The parameter as an array of descriptors (issue 21), for when the body
+  /// indexes it at run time and every launch passes a whole device array.
+  DescriptorArrayForm Array;
 };
 
 enum class HostUseKind { Declaration, Alloc, Copy, Free, Launch, Other };
@@ -158,6 +190,9 @@ struct LaunchSite {
   /// launcher the run follows: the device copy is passed to a function of
   /// another translation unit between the copy and this launch.
   std::vector<std::pair<std::string, Blocker>> UnlessLaunchers;
+  /// A launch that passes a whole device array of N descriptors (issue 21):
+  /// N; Edits pass N host descriptors by value. 0: one descriptor.
+  unsigned ArrayCount = 0;
 };
 
 /// H7 across translation units: launcher parameter LauncherKey is forwarded

@@ -21,6 +21,8 @@ struct ParamDecision {
   std::vector<SourceSpan> ReliesOn; // kernel, helpers, launching functions
   bool ExternallyVisible = true;
   bool FromConstant = false; // see DescriptorParam::FromConstant
+  /// Taken as an array of this many descriptors (issue 21); 0: one.
+  unsigned ArrayCount = 0;
 };
 
 /// Everything that changes together: descriptor parameters whose launches

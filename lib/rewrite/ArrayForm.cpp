@@ -1,0 +1,111 @@
+// A run-time-indexed descriptor parameter is an array of N descriptors by
+// value when every launch passes a whole device array of the same
+// compile-time count N and the parameters still fit the target's budget.
+#include "ArrayForm.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tma {
+
+static void addUnique(std::vector<Blocker> &To, const Blocker &B) {
+  for (const Blocker &X : To)
+    if (X.ID == B.ID && X.Where == B.Where && X.Message == B.Message)
+      return;
+  To.push_back(B);
+}
+
+void mergeArrayForm(DescriptorArrayForm &Into, const DescriptorArrayForm &From) {
+  for (const TextEdit &E : From.Edits)
+    if (!llvm::is_contained(Into.Edits, E))
+      Into.Edits.push_back(E);
+  for (const SourcePoint &F : From.FencesRemoved)
+    if (!llvm::is_contained(Into.FencesRemoved, F))
+      Into.FencesRemoved.push_back(F);
+  for (const Blocker &B : From.Blockers)
+    addUnique(Into.Blockers, B);
+  for (const Blocker &B : From.ScalarBlockers)
+    addUnique(Into.ScalarBlockers, B);
+  if (From.Candidate && !Into.Candidate) {
+    Into.Layout = From.Layout;
+    Into.Slot = From.Slot;
+  }
+  Into.Candidate |= From.Candidate;
+  if (From.ParamSpaceLimit &&
+      (!Into.ParamSpaceLimit || From.ParamSpaceLimit < Into.ParamSpaceLimit))
+    Into.ParamSpaceLimit = From.ParamSpaceLimit;
+}
+
+uint64_t arrayParamBytes(const DescriptorArrayForm &A, unsigned N) {
+  uint64_t Bytes = 0;
+  for (unsigned I = 0; I < A.Layout.size(); ++I) {
+    auto [Width, Align] = A.Layout[I];
+    uint64_t W = I == A.Slot ? uint64_t(N) * 128 : Width;
+    uint64_t Al = I == A.Slot ? 128 : std::max(1u, Align);
+    Bytes = (Bytes + Al - 1) / Al * Al + W;
+  }
+  return Bytes;
+}
+
+std::vector<TextEdit> arrayEdits(const DescriptorArrayForm &A, unsigned N) {
+  std::set<TextEdit> Out;
+  llvm::StringRef Mark = ArrayCountPlaceholder;
+  for (TextEdit E : A.Edits) {
+    for (size_t At = E.Text.find(Mark); At != std::string::npos; At = E.Text.find(Mark, At))
+      E.Text.replace(At, Mark.size(), std::to_string(N));
+    Out.insert(E);
+  }
+  return {Out.begin(), Out.end()};
+}
+
+/// The budget rule: 32,764 bytes with CUDA 12.1 or newer on sm_70 or newer
+/// (what the pass was given), otherwise 4,096.
+static std::string budgetRule(unsigned Limit) {
+  return Limit > 4096 ? "CUDA 12.1 or newer, every target sm_70 or newer"
+                      : "before CUDA 12.1, or a target below sm_70";
+}
+
+ArrayChoice chooseArrayForm(const DescriptorParam &DP,
+                            llvm::ArrayRef<const LaunchSite *> Launches) {
+  ArrayChoice C;
+  const LaunchSite *First = nullptr;
+  for (const LaunchSite *L : Launches)
+    if (L->ArrayCount && !First)
+      First = L;
+  if (!DP.Array.Candidate) {
+    if (First)
+      C.Blockers.push_back(blockerFor(ReasonID::ArrayScalarKernel,
+                                      {std::to_string(First->ArrayCount), DP.KernelName},
+                                      First->Where));
+    return C;
+  }
+  if (!First) {
+    C.Blockers = DP.Array.ScalarBlockers;
+    return C;
+  }
+  C.Count = First->ArrayCount;
+  C.Blockers = DP.Array.Blockers;
+  for (const LaunchSite *L : Launches) {
+    if (L->ArrayCount && L->ArrayCount != C.Count)
+      addUnique(C.Blockers, blockerFor(ReasonID::ArrayCountsDiffer,
+                                       {DP.ParamName, std::to_string(C.Count),
+                                        std::to_string(L->ArrayCount)},
+                                       L->Where, {{"launched with one here", First->Where}}));
+    else if (!L->ArrayCount && L->Blockers.empty())
+      addUnique(C.Blockers, blockerFor(ReasonID::ArrayLaunchedWithOne,
+                                       {DP.ParamName, L->HostDescriptor}, L->Where));
+  }
+  uint64_t Bytes = arrayParamBytes(DP.Array, C.Count);
+  unsigned Limit = DP.Array.ParamSpaceLimit ? DP.Array.ParamSpaceLimit : 32764;
+  if (!DP.Array.Layout.empty() && Bytes > Limit)
+    addUnique(C.Blockers,
+              blockerFor(ReasonID::ArrayParamSpace,
+                         {std::to_string(C.Count), DP.KernelName, std::to_string(Bytes),
+                          std::to_string(Limit), budgetRule(Limit)},
+                         DP.Where));
+  return C;
+}
+
+} // namespace tma

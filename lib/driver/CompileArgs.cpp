@@ -152,4 +152,10 @@ std::vector<std::string> passArguments(CudaSide Side, const CompileOptions &Opts
   return Args;
 }
 
+unsigned paramSpaceLimitFor(const CompileOptions &Opts, unsigned Limit) {
+  if (Opts.LowestSm && Opts.LowestSm < 70)
+    return std::min(Limit, 4096u);
+  return Limit;
+}
+
 } // namespace tma

@@ -35,6 +35,8 @@ static void noteArch(TranslatedCommand &T, llvm::StringRef Arch) {
   std::string Sm = Arch.starts_with("sm_") ? Arch.str() : "sm_" + Arch.str();
   if (Arch.empty() || Arch == "native" || Arch == "all" || Arch == "all-major")
     return;
+  if (unsigned N = smNumber(Sm); N && (!T.LowestSm || N < T.LowestSm))
+    T.LowestSm = N;
   if (T.GpuArch.empty() || smNumber(Sm) > smNumber(T.GpuArch) ||
       (smNumber(Sm) == smNumber(T.GpuArch) && llvm::StringRef(Sm).ends_with("a")))
     T.GpuArch = Sm;

@@ -95,7 +95,9 @@ PassRun runPass(CudaSide Side, const std::string &MainFile,
     return R;
   R.Ran = true;
   if (Analyze) {
-    R.Facts = analyzePass(AST->getASTContext(), sideName(Side), Opts.Analysis);
+    AnalysisOptions Analysis = Opts.Analysis;
+    Analysis.ParamSpaceLimit = paramSpaceLimitFor(Compile, Analysis.ParamSpaceLimit);
+    R.Facts = analyzePass(AST->getASTContext(), sideName(Side), Analysis);
     R.MayHide = markContainedErrors(AST->getASTContext(), AST->getPreprocessor(), R.Facts, R.Errors);
     const SourceManager &SM = AST->getSourceManager();
     for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {

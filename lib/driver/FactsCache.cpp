@@ -55,6 +55,7 @@ std::string factsKey(const TUInput &In, const EngineOptions &Opts, bool Prefilte
   Field("cudaVersion", In.Compile.CudaVersion);
   Field("nvccMacros", In.Compile.NvccMacros);
   Field("gpuArch", In.Compile.GpuArch);
+  Field("lowestSm", In.Compile.LowestSm);
   for (const std::string &A : In.Compile.ExtraArgs)
     Field("arg", A);
   Field("paramSpaceLimit", Opts.Analysis.ParamSpaceLimit);

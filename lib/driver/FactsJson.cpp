@@ -154,6 +154,30 @@ bool fromJSON(const Value &V, std::vector<std::pair<std::string, Blocker>> &Out,
                    });
 }
 
+Value toJSON(const ParamBytes &B) { return Object{{"size", B.Size}, {"align", B.Align}}; }
+bool fromJSON(const Value &V, ParamBytes &B, Path Where) {
+  ObjectMapper O(V, Where);
+  return O && O.map("size", B.Size) && O.map("align", B.Align);
+}
+
+Value toJSON(const DescriptorArrayForm &A) {
+  return Object{{"candidate", A.Candidate},
+                {"edits", A.Edits},
+                {"fencesRemoved", A.FencesRemoved},
+                {"blockers", A.Blockers},
+                {"scalarBlockers", A.ScalarBlockers},
+                {"layout", A.Layout},
+                {"slot", A.Slot},
+                {"paramSpaceLimit", A.ParamSpaceLimit}};
+}
+bool fromJSON(const Value &V, DescriptorArrayForm &A, Path Where) {
+  ObjectMapper O(V, Where);
+  return O && O.map("candidate", A.Candidate) && O.map("edits", A.Edits) &&
+         O.map("fencesRemoved", A.FencesRemoved) && O.map("blockers", A.Blockers) &&
+         O.map("scalarBlockers", A.ScalarBlockers) && O.map("layout", A.Layout) &&
+         O.map("slot", A.Slot) && O.map("paramSpaceLimit", A.ParamSpaceLimit);
+}
+
 Value toJSON(const DescriptorParam &D) {
   return Object{{"key", D.Key},
                 {"kernelName", D.KernelName},
@@ -166,7 +190,8 @@ Value toJSON(const DescriptorParam &D) {
                 {"edits", D.Edits},
                 {"fencesRemoved", D.FencesRemoved},
                 {"blockers", D.Blockers},
-                {"reliesOn", D.ReliesOn}};
+                {"reliesOn", D.ReliesOn},
+                {"array", D.Array}};
 }
 bool fromJSON(const Value &V, DescriptorParam &D, Path Where) {
   ObjectMapper O(V, Where);
@@ -176,7 +201,7 @@ bool fromJSON(const Value &V, DescriptorParam &D, Path Where) {
          O.map("externallyVisible", D.ExternallyVisible) &&
          O.map("fromConstant", D.FromConstant) && O.map("edits", D.Edits) &&
          O.map("fencesRemoved", D.FencesRemoved) && O.map("blockers", D.Blockers) &&
-         O.map("reliesOn", D.ReliesOn);
+         O.map("reliesOn", D.ReliesOn) && O.map("array", D.Array);
 }
 
 /// An enumeration as its position in \p Names (which lists every value).
@@ -242,7 +267,8 @@ Value toJSON(const LaunchSite &L) {
                 {"blockers", L.Blockers},
                 {"reliesOn", L.ReliesOn},
                 {"launcherKey", L.LauncherKey},
-                {"unlessLaunchers", L.UnlessLaunchers}};
+                {"unlessLaunchers", L.UnlessLaunchers},
+                {"arrayCount", L.ArrayCount}};
 }
 bool fromJSON(const Value &V, LaunchSite &L, Path Where) {
   ObjectMapper O(V, Where);
@@ -250,7 +276,7 @@ bool fromJSON(const Value &V, LaunchSite &L, Path Where) {
          O.map("where", L.Where) && O.map("edits", L.Edits) && O.map("bufferKey", L.BufferKey) &&
          O.map("hostDescriptor", L.HostDescriptor) && O.map("blockers", L.Blockers) &&
          O.map("reliesOn", L.ReliesOn) && O.map("launcherKey", L.LauncherKey) &&
-         O.map("unlessLaunchers", L.UnlessLaunchers);
+         O.map("unlessLaunchers", L.UnlessLaunchers) && O.map("arrayCount", L.ArrayCount);
 }
 
 Value toJSON(const LauncherForward &F) {
@@ -301,13 +327,13 @@ bool fromJSON(const Value &V, PassFacts &P, Path Where) {
 Value toJSON(const CompileOptions &C) {
   return Object{{"cudaPath", C.CudaPath}, {"cudaVersion", C.CudaVersion},
                 {"nvccMacros", C.NvccMacros}, {"gpuArch", C.GpuArch},
-                {"extraArgs", C.ExtraArgs}};
+                {"lowestSm", C.LowestSm},     {"extraArgs", C.ExtraArgs}};
 }
 bool fromJSON(const Value &V, CompileOptions &C, Path Where) {
   ObjectMapper O(V, Where);
   return O && O.map("cudaPath", C.CudaPath) && O.map("cudaVersion", C.CudaVersion) &&
          O.map("nvccMacros", C.NvccMacros) && O.map("gpuArch", C.GpuArch) &&
-         O.map("extraArgs", C.ExtraArgs);
+         O.map("lowestSm", C.LowestSm) && O.map("extraArgs", C.ExtraArgs);
 }
 
 /// Real path -> the other paths it was opened as.

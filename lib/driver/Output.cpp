@@ -264,10 +264,16 @@ std::vector<Message> messagesFor(const RunResult &R, bool Applied) {
     if (D.Rewrite) {
       const EditUnit &U = R.ThePlan.Units[D.Unit];
       M.ID = DiagID::ReadsThroughGlobal;
-      M.Text = "kernel '" + D.KernelName + "' reads descriptor '" + D.ParamName +
-               (D.FromConstant ? "' from __constant__ memory, filled by cudaMemcpyToSymbol; "
-                               : "' through global memory; ") +
-               (Applied ? "now passed by value" : "it can be passed by value");
+      if (D.ArrayCount)
+        M.Text = "kernel '" + D.KernelName + "' reads " + std::to_string(D.ArrayCount) +
+                 " descriptors '" + D.ParamName + "' through global memory, indexed at run time; " +
+                 (Applied ? "now passed by value" : "they can be passed by value") +
+                 " as one TmaDescriptorArray<" + std::to_string(D.ArrayCount) + ">";
+      else
+        M.Text = "kernel '" + D.KernelName + "' reads descriptor '" + D.ParamName +
+                 (D.FromConstant ? "' from __constant__ memory, filled by cudaMemcpyToSymbol; "
+                                 : "' through global memory; ") +
+                 (Applied ? "now passed by value" : "it can be passed by value");
       for (const Note &N : U.LeftInPlace)
         M.Notes.push_back(N);
     } else {

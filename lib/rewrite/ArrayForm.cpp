@@ -41,7 +41,7 @@ void mergeArrayForm(DescriptorArrayForm &Into, const DescriptorArrayForm &From) 
 uint64_t arrayParamBytes(const DescriptorArrayForm &A, unsigned N) {
   uint64_t Bytes = 0;
   for (unsigned I = 0; I < A.Layout.size(); ++I) {
-    auto [Width, Align] = A.Layout[I];
+    unsigned Width = A.Layout[I].Size, Align = A.Layout[I].Align;
     uint64_t W = I == A.Slot ? uint64_t(N) * 128 : Width;
     uint64_t Al = I == A.Slot ? 128 : std::max(1u, Align);
     Bytes = (Bytes + Al - 1) / Al * Al + W;
@@ -67,6 +67,13 @@ static std::string budgetRule(unsigned Limit) {
                       : "before CUDA 12.1, or a target below sm_70";
 }
 
+/// A reason that only a copy of an array of descriptors has.
+static bool isArrayReason(ReasonID R) {
+  return R == ReasonID::ArrayNoCompileTimeBound || R == ReasonID::ArrayCopySize ||
+         R == ReasonID::ArrayPartialCopy || R == ReasonID::ArrayUsedBetween ||
+         R == ReasonID::ArrayArgumentArray;
+}
+
 ArrayChoice chooseArrayForm(const DescriptorParam &DP,
                             llvm::ArrayRef<const LaunchSite *> Launches) {
   ArrayChoice C;
@@ -82,7 +89,14 @@ ArrayChoice chooseArrayForm(const DescriptorParam &DP,
     return C;
   }
   if (!First) {
-    C.Blockers = DP.Array.ScalarBlockers;
+    // A launch of a device array that is refused says why the array form
+    // does not apply; it leads, before the run-time index.
+    for (const LaunchSite *L : Launches)
+      for (const Blocker &B : L->Blockers)
+        if (isArrayReason(B.Reason) && C.Blockers.empty())
+          C.Blockers.push_back(B);
+    for (const Blocker &B : DP.Array.ScalarBlockers)
+      addUnique(C.Blockers, B);
     return C;
   }
   C.Count = First->ArrayCount;

@@ -42,6 +42,7 @@ LaunchSite launch(unsigned N) {
   L.ReliesOn = {span(N + 2)};
   L.LauncherKey = "launcher-key";
   L.UnlessLaunchers = {{"unless-key", blocker(N + 3)}};
+  L.ArrayCount = 4;
   return L;
 }
 
@@ -61,6 +62,14 @@ PassFacts pass(const std::string &Side) {
   D.FencesRemoved = {point("/k.cu", 30)};
   D.Blockers = {blocker(4)};
   D.ReliesOn = {span(5)};
+  D.Array.Candidate = true;
+  D.Array.Edits = {edit(20)};
+  D.Array.FencesRemoved = {point("/k.cu", 31)};
+  D.Array.Blockers = {blocker(21)};
+  D.Array.ScalarBlockers = {blocker(22)};
+  D.Array.Layout = {{8, 8}, {0, 128}};
+  D.Array.Slot = 1;
+  D.Array.ParamSpaceLimit = 4096;
   P.Params = {D};
   P.Launches = {launch(6)};
   DeviceBuffer B;
@@ -138,6 +147,12 @@ TEST(FactsJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(P.Params[0].KernelName, "ns::k<int>");
   EXPECT_TRUE(P.Params[0].FromConstant);
   EXPECT_FALSE(P.Params[0].ExternallyVisible);
+  EXPECT_TRUE(P.Params[0].Array.Candidate);
+  EXPECT_EQ(P.Params[0].Array.Layout[1].Align, 128u);
+  EXPECT_EQ(P.Params[0].Array.Slot, 1u);
+  EXPECT_EQ(P.Params[0].Array.ParamSpaceLimit, 4096u);
+  EXPECT_EQ(P.Params[0].Array.ScalarBlockers[0].Message, "blocker 22");
+  EXPECT_EQ(P.Launches[0].ArrayCount, 4u);
   EXPECT_EQ(P.Params[0].Blockers[0].Reason, allReasons()[4 % allReasons().size()].ID);
   EXPECT_EQ(P.Params[0].Blockers[0].ID, allReasons()[4 % allReasons().size()].Diag);
   EXPECT_EQ(P.Params[0].Blockers[0].Message, "blocker 4");

@@ -281,6 +281,14 @@ static bool setUpCuda(CliOptions &O) {
   return true;
 }
 
+/// 90 for "sm_90a"; 0 when \p Arch names no number.
+static unsigned smOf(llvm::StringRef Arch) {
+  Arch.consume_front("sm_");
+  unsigned N = 0;
+  Arch.take_while(llvm::isDigit).getAsInteger(10, N);
+  return N;
+}
+
 /// One source with its flags: the database's command (parsed, never run)
 /// when it has one, the defaults otherwise; flags after '--' come last.
 static TUInput inputFor(const std::string &Src, const CliOptions &O, const CompileDatabase &DB) {
@@ -305,6 +313,7 @@ static TUInput inputFor(const std::string &Src, const CliOptions &O, const Compi
   llvm::append_range(In.Compile.ExtraArgs, O.Engine.Compile.ExtraArgs);
   if (!T.GpuArch.empty() && !O.ArchGiven)
     In.Compile.GpuArch = T.GpuArch;
+  In.Compile.LowestSm = O.ArchGiven ? smOf(In.Compile.GpuArch) : T.LowestSm;
   In.Compile.NvccMacros = T.FromNvcc;
   return In;
 }

@@ -118,10 +118,10 @@ void KernelSignatures::addArrayTypeDefinition(const FunctionDecl *Pattern, Descr
 
 /// Bytes of parameters of \p FD with parameter \p Slot left out (0
 /// bytes), descriptor pointers \p Idx taken by value.
-static std::vector<std::pair<unsigned, unsigned>>
+static std::vector<ParamBytes>
 paramLayout(const FunctionDecl *FD, const std::vector<unsigned> &Idx, unsigned Slot,
             ASTContext &Ctx) {
-  std::vector<std::pair<unsigned, unsigned>> Layout;
+  std::vector<ParamBytes> Layout;
   for (unsigned I = 0; I < FD->getNumParams(); ++I) {
     QualType T = FD->getParamDecl(I)->getType();
     if (llvm::is_contained(Idx, I))

@@ -326,6 +326,16 @@ void UseWalker::walkValueUse(const Stmt *P, const Expr *E, const FunctionDecl *F
         P->getBeginLoc());
 }
 
+/// The local `const T &` that \p DS declares bound to \p E, or null.
+const VarDecl *UseWalker::constReferenceTo(const DeclStmt *DS, const Expr *E) {
+  for (const Decl *D : DS->decls())
+    if (const auto *V = dyn_cast<VarDecl>(D))
+      if (V->getInit() == E && V->hasLocalStorage() && V->getType()->isLValueReferenceType() &&
+          V->getType()->getPointeeType().isConstQualified())
+        return V;
+  return nullptr;
+}
+
 bool UseWalker::walkArrayArithmetic(const BinaryOperator *BO, const Expr *E,
                                     const FunctionDecl *Fn, unsigned Depth,
                                     const DeclRefExpr *Direct, const std::string &Name,
@@ -334,7 +344,15 @@ bool UseWalker::walkArrayArithmetic(const BinaryOperator *BO, const Expr *E,
   if (BO->getOpcode() != BO_Add || !BO->getType()->isPointerType())
     return false;
   const Expr *Index = BO->getLHS() == E ? BO->getRHS() : BO->getLHS();
-  if (Direct) {
+  UseSink Sum;
+  walkValue(BO, Fn, Depth, nullptr, ValueMode::Pointer, Sum);
+  // A fence on the sum goes, and the edit with it.
+  bool IntoRemovedFence = Sum.Fences.size() > 0;
+  Sink.Fences.insert(Sink.Fences.end(), Sum.Fences.begin(), Sum.Fences.end());
+  Sink.Edits.insert(Sink.Edits.end(), Sum.Edits.begin(), Sum.Edits.end());
+  Sink.Blockers.insert(Sink.Blockers.end(), Sum.Blockers.begin(), Sum.Blockers.end());
+  Sink.ReliesOn.insert(Sink.ReliesOn.end(), Sum.ReliesOn.begin(), Sum.ReliesOn.end());
+  if (Direct && !IntoRemovedFence) {
     std::optional<CharSourceRange> All = editRange(BO->getSourceRange());
     std::optional<CharSourceRange> Base = editRange(Direct->getSourceRange());
     std::optional<CharSourceRange> Idx = editRange(Index->getSourceRange());
@@ -344,7 +362,6 @@ bool UseWalker::walkArrayArithmetic(const BinaryOperator *BO, const Expr *E,
     }
     Sink.Edits.push_back(ST.replace(*All, "&" + ST.text(*Base) + "[" + ST.text(*Idx) + "]"));
   }
-  walkValue(BO, Fn, Depth, nullptr, ValueMode::Pointer, Sink);
   return true;
 }
 
@@ -400,6 +417,14 @@ void UseWalker::walkLValue(const Expr *E, const FunctionDecl *Fn, unsigned Depth
     }
     if (isa<CXXConstructExpr>(P) || isa<UnaryExprOrTypeTraitExpr>(P))
       return; // a copy, or sizeof
+    if (const auto *DS = dyn_cast<DeclStmt>(P))
+      if (const VarDecl *Ref = constReferenceTo(DS, E)) {
+        // `const CUtensorMap &m = p[i];`: every use of `m` is one of the
+        // descriptor's.
+        for (const DeclRefExpr *R : index(Fn).Refs[Ref])
+          walkLValue(R, Fn, Depth, Sink);
+        return;
+      }
     if (const auto *CE = dyn_cast<CallExpr>(P)) {
       const FunctionDecl *FD = CE->getDirectCallee();
       for (unsigned I = 0; FD && I < CE->getNumArgs() && I < FD->getNumParams(); ++I)

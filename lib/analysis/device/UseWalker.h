@@ -99,6 +99,7 @@ private:
   /// Keyed by helper, parameter and array mode.
   std::map<std::tuple<const clang::FunctionDecl *, unsigned, bool>, UseSink> HelperMemo;
   std::set<std::tuple<const clang::FunctionDecl *, unsigned, bool>> HelpersInProgress;
+  const clang::VarDecl *constReferenceTo(const clang::DeclStmt *DS, const clang::Expr *E);
   /// `p + i` in array mode: `&p[i]`; the sum is walked as a pointer.
   bool walkArrayArithmetic(const clang::BinaryOperator *BO, const clang::Expr *E,
                            const clang::FunctionDecl *Fn, unsigned Depth,

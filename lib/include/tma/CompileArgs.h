@@ -29,8 +29,16 @@ struct CompileOptions {
   /// for nvcc commands and when no command is given, off for clang's.
   bool NvccMacros = true;
   std::string GpuArch = "sm_90a";
+  /// The lowest sm number of the command's targets (`-gencode` for sm_60
+  /// and sm_90: 60); 0 when it names none. Below 70 the kernel parameter
+  /// space is 4,096 bytes.
+  unsigned LowestSm = 0;
   std::vector<std::string> ExtraArgs; // after "--"
 };
+
+/// Bytes of kernel parameters the translation unit's targets accept:
+/// \p Limit (32,764 from CUDA 12.1), or 4,096 when a target is below sm_70.
+unsigned paramSpaceLimitFor(const CompileOptions &Opts, unsigned Limit);
 
 /// Arguments for clang (without the program name and the input file).
 std::vector<std::string> passArguments(CudaSide Side, const CompileOptions &Opts);

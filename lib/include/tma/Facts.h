@@ -84,6 +84,12 @@ Blocker blockerFor(ReasonID R, llvm::ArrayRef<std::string> Args, SourcePoint Whe
 /// the launches.
 inline constexpr const char *ArrayCountPlaceholder = "@TMA_N@";
 
+/// The bytes and alignment of one kernel parameter.
+struct ParamBytes {
+  unsigned Size = 0, Align = 1;
+  bool operator==(const ParamBytes &O) const { return Size == O.Size && Align == O.Align; }
+};
+
 /// A descriptor parameter that the kernel indexes at run time (`p[i]`,
 /// `p + i`) taken as N descriptors by value: `const __grid_constant__
 /// TmaDescriptorArray<N> p`, where N comes from the launches (every launch
@@ -103,7 +109,7 @@ struct DescriptorArrayForm {
   std::vector<Blocker> ScalarBlockers;
   /// Bytes of the kernel's other parameters laid out around this one:
   /// (size, alignment) in order, this parameter's own entry 0 bytes.
-  std::vector<std::pair<unsigned, unsigned>> Layout;
+  std::vector<ParamBytes> Layout;
   unsigned Slot = 0;            // this parameter's index in Layout
   unsigned ParamSpaceLimit = 0; // bytes of parameters the target accepts
 };

@@ -1,5 +1,7 @@
-// R2 (tma-102): descriptor arrays indexed at run time and pointer arithmetic
-// cannot become one by-value parameter.
+// R2 (tma-102): a descriptor pointer indexed at run time, or moved by
+// pointer arithmetic, cannot become one by-value parameter. Launched with a
+// device array of a compile-time count, it becomes an array by value (H14);
+// launched with a copy of one descriptor, as here, it stays.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
 // RUN: cmp %t.cu %t.orig.cu
@@ -24,10 +26,10 @@ __global__ void loop(const CUtensorMap *maps, int n) {
 // CHECK: warning: descriptor 'maps' of kernel 'loop' is left by reference: 'maps' is indexed with 'i', not the constant 0 [tma-102]
 
 int main() {
-  CUtensorMap h[4] = {};
+  CUtensorMap h = {};
   CUtensorMap *d;
   cudaMalloc(&d, sizeof(h));
-  cudaMemcpy(d, h, sizeof(h), cudaMemcpyHostToDevice);
+  cudaMemcpy(d, &h, sizeof(h), cudaMemcpyHostToDevice);
   pick<<<1, 1>>>(d, 4);
   offset<<<1, 1>>>(d, 1);
   loop<<<1, 1>>>(d, 4);

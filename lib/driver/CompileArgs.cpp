@@ -153,9 +153,14 @@ std::vector<std::string> passArguments(CudaSide Side, const CompileOptions &Opts
 }
 
 unsigned paramSpaceLimitFor(const CompileOptions &Opts, unsigned Limit) {
-  if (Opts.LowestSm && Opts.LowestSm < 70)
+  if ((Opts.LowestSm && Opts.LowestSm < 70) ||
+      (Opts.CommandCudaVersion && Opts.CommandCudaVersion < 12010))
     return std::min(Limit, 4096u);
   return Limit;
+}
+
+unsigned cudaVersionAt(llvm::StringRef Root) {
+  return looksLikeCuda(Root) ? readCudaVersion(Root) : 0;
 }
 
 } // namespace tma

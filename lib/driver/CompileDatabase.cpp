@@ -319,6 +319,11 @@ TranslatedCommand translateFlags(llvm::ArrayRef<std::string> CommandLine,
 
   llvm::StringRef Compiler = llvm::sys::path::filename(Argv[0]);
   T.FromNvcc = Compiler.contains("nvcc");
+  // `/opt/cuda-12.0/bin/nvcc`: the command's own toolkit, for its version.
+  llvm::StringRef Bin = llvm::sys::path::parent_path(Argv[0]);
+  if (T.FromNvcc && llvm::sys::path::is_absolute(Argv[0]) &&
+      llvm::sys::path::filename(Bin) == "bin")
+    T.CudaRoot = llvm::sys::path::parent_path(Bin).str();
   FlagTranslator(Argv, T).run(llvm::sys::path::filename(File));
   return T;
 }

@@ -56,6 +56,7 @@ std::string factsKey(const TUInput &In, const EngineOptions &Opts, bool Prefilte
   Field("nvccMacros", In.Compile.NvccMacros);
   Field("gpuArch", In.Compile.GpuArch);
   Field("lowestSm", In.Compile.LowestSm);
+  Field("commandCudaVersion", In.Compile.CommandCudaVersion);
   for (const std::string &A : In.Compile.ExtraArgs)
     Field("arg", A);
   Field("paramSpaceLimit", Opts.Analysis.ParamSpaceLimit);

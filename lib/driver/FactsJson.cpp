@@ -327,13 +327,15 @@ bool fromJSON(const Value &V, PassFacts &P, Path Where) {
 Value toJSON(const CompileOptions &C) {
   return Object{{"cudaPath", C.CudaPath}, {"cudaVersion", C.CudaVersion},
                 {"nvccMacros", C.NvccMacros}, {"gpuArch", C.GpuArch},
-                {"lowestSm", C.LowestSm},     {"extraArgs", C.ExtraArgs}};
+                {"lowestSm", C.LowestSm},     {"commandCudaVersion", C.CommandCudaVersion},
+                {"extraArgs", C.ExtraArgs}};
 }
 bool fromJSON(const Value &V, CompileOptions &C, Path Where) {
   ObjectMapper O(V, Where);
   return O && O.map("cudaPath", C.CudaPath) && O.map("cudaVersion", C.CudaVersion) &&
          O.map("nvccMacros", C.NvccMacros) && O.map("gpuArch", C.GpuArch) &&
-         O.map("lowestSm", C.LowestSm) && O.map("extraArgs", C.ExtraArgs);
+         O.map("lowestSm", C.LowestSm) && O.map("commandCudaVersion", C.CommandCudaVersion) &&
+         O.map("extraArgs", C.ExtraArgs);
 }
 
 /// Real path -> the other paths it was opened as.

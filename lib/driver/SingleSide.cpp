@@ -13,6 +13,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <map>
+#include <set>
 
 namespace tma {
 
@@ -114,8 +115,12 @@ static std::optional<PassFacts> parseOtherSide(clang::ASTContext &Ctx,
 /// the same edits on two warnings overlap, and clang-tidy then applies
 /// neither. The unit's other descriptors get a note pointing there, and the
 /// first warning a note naming each of them.
+/// An edit two units share (the definition of `TmaDescriptorArray`, H14,
+/// inserted once for two array kernels of a file) goes on the first
+/// warning that has it: clang-tidy would apply an insertion twice.
 static void attachUnitFixes(const RunResult &R, std::vector<SingleSideFinding> &Findings) {
   std::map<size_t, size_t> FirstOfUnit; // unit -> finding that carries its fix
+  std::set<TextEdit> Given;
   for (size_t I = 0; I < Findings.size(); ++I) {
     const ParamDecision &D = R.ThePlan.Params[I];
     SingleSideFinding &F = Findings[I];
@@ -123,7 +128,9 @@ static void attachUnitFixes(const RunResult &R, std::vector<SingleSideFinding> &
       continue;
     auto [First, New] = FirstOfUnit.emplace(D.Unit, I);
     if (New) {
-      F.Fix = finalUnitEdits(R, D.Unit);
+      for (TextEdit &E : finalUnitEdits(R, D.Unit))
+        if (Given.insert(E).second)
+          F.Fix.push_back(std::move(E));
       continue;
     }
     const ParamDecision &Carrier = R.ThePlan.Params[First->second];

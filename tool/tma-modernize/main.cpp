@@ -314,6 +314,8 @@ static TUInput inputFor(const std::string &Src, const CliOptions &O, const Compi
   if (!T.GpuArch.empty() && !O.ArchGiven)
     In.Compile.GpuArch = T.GpuArch;
   In.Compile.LowestSm = O.ArchGiven ? smOf(In.Compile.GpuArch) : T.LowestSm;
+  if (!T.CudaRoot.empty())
+    In.Compile.CommandCudaVersion = cudaVersionAt(T.CudaRoot);
   In.Compile.NvccMacros = T.FromNvcc;
   return In;
 }

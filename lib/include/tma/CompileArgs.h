@@ -33,12 +33,19 @@ struct CompileOptions {
   /// and sm_90: 60); 0 when it names none. Below 70 the kernel parameter
   /// space is 4,096 bytes.
   unsigned LowestSm = 0;
+  /// CUDA_VERSION of the toolkit the compile command names (its nvcc's),
+  /// 0 when it names none: below 12010 the parameter space is 4,096 bytes.
+  unsigned CommandCudaVersion = 0;
   std::vector<std::string> ExtraArgs; // after "--"
 };
 
 /// Bytes of kernel parameters the translation unit's targets accept:
 /// \p Limit (32,764 from CUDA 12.1), or 4,096 when a target is below sm_70.
 unsigned paramSpaceLimitFor(const CompileOptions &Opts, unsigned Limit);
+
+/// CUDA_VERSION of the toolkit at \p Root (its include/cuda.h), 0 when
+/// there is none.
+unsigned cudaVersionAt(llvm::StringRef Root);
 
 /// Arguments for clang (without the program name and the input file).
 std::vector<std::string> passArguments(CudaSide Side, const CompileOptions &Opts);

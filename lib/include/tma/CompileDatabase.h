@@ -21,6 +21,9 @@ struct TranslatedCommand {
   std::vector<std::string> Args; // for clang, without input and output
   std::string GpuArch;           // from -arch/-gencode, empty when not given
   unsigned LowestSm = 0;         // the lowest sm number they name, 0 when none
+  /// The toolkit an absolute nvcc path names (`/opt/cuda-12.0` of
+  /// `/opt/cuda-12.0/bin/nvcc`); empty otherwise.
+  std::string CudaRoot;
   std::vector<std::string> Dropped; // flags with no meaning for the analysis
   bool FromNvcc = false;
   /// Why the response files (@file) were not all expanded (one that

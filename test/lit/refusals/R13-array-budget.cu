@@ -1,7 +1,7 @@
 // R13 (tma-106): the parameter budget. By value, N descriptors take N * 128
 // bytes of the kernel's parameters: 32,764 bytes in all with CUDA 12.1 or
-// newer when every target is sm_70 or newer (read from the compile
-// command), otherwise 4,096. Over the budget the array stays in device
+// newer when every target is sm_70 or newer (both read from the compile
+// command: its targets and its nvcc's toolkit), otherwise 4,096. Over the budget the array stays in device
 // memory, and the message gives the bytes and the limit.
 // RUN: %prep
 // RUN: %tma --dry-run %t.cu 2>&1 | %FileCheck %s --check-prefix=DEFAULT
@@ -10,6 +10,10 @@
 // RUN: %tma --dry-run -p %t.dir/build %t.dir/src/k.cu 2>&1 | %FileCheck %s --check-prefix=SM60
 // RUN: echo '[{"directory": "%t.dir/build", "command": "nvcc -arch=sm_90a -c ../src/k.cu", "file": "../src/k.cu"}]' > %t.dir/build/compile_commands.json
 // RUN: %tma --dry-run -p %t.dir/build %t.dir/src/k.cu 2>&1 | %FileCheck %s --check-prefix=DEFAULT
+// An nvcc of CUDA 12.0 in the command (its toolkit's cuda.h says so).
+// RUN: mkdir -p %t.dir/cuda-12.0/bin %t.dir/cuda-12.0/include && echo '#define CUDA_VERSION 12000' > %t.dir/cuda-12.0/include/cuda.h
+// RUN: echo '[{"directory": "%t.dir/build", "command": "%t.dir/cuda-12.0/bin/nvcc -arch=sm_90a -c ../src/k.cu", "file": "../src/k.cu"}]' > %t.dir/build/compile_commands.json
+// RUN: %tma --dry-run -p %t.dir/build %t.dir/src/k.cu 2>&1 | %FileCheck %s --check-prefix=SM60
 // RUN: cmp %t.cu %t.orig.cu && cmp %t.dir/src/k.cu %t.orig.cu
 #include <cuda.h>
 #include <cuda_runtime.h>

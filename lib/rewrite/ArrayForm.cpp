@@ -2,6 +2,7 @@
 // value when every launch passes a whole device array of the same
 // compile-time count N and the parameters still fit the target's budget.
 #include "ArrayForm.h"
+#include "Blockers.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -10,12 +11,6 @@
 
 namespace tma {
 
-static void addUnique(std::vector<Blocker> &To, const Blocker &B) {
-  for (const Blocker &X : To)
-    if (X.ID == B.ID && X.Where == B.Where && X.Message == B.Message)
-      return;
-  To.push_back(B);
-}
 
 void mergeArrayForm(DescriptorArrayForm &Into, const DescriptorArrayForm &From) {
   for (const TextEdit &E : From.Edits)
@@ -39,14 +34,10 @@ void mergeArrayForm(DescriptorArrayForm &Into, const DescriptorArrayForm &From) 
 }
 
 uint64_t arrayParamBytes(const DescriptorArrayForm &A, unsigned N) {
-  uint64_t Bytes = 0;
-  for (unsigned I = 0; I < A.Layout.size(); ++I) {
-    unsigned Width = A.Layout[I].Size, Align = A.Layout[I].Align;
-    uint64_t W = I == A.Slot ? uint64_t(N) * 128 : Width;
-    uint64_t Al = I == A.Slot ? 128 : std::max(1u, Align);
-    Bytes = (Bytes + Al - 1) / Al * Al + W;
-  }
-  return Bytes;
+  std::vector<ParamBytes> Layout = A.Layout;
+  if (A.Slot < Layout.size())
+    Layout[A.Slot] = {N * 128, 128};
+  return parameterBytes(Layout);
 }
 
 std::vector<TextEdit> arrayEdits(const DescriptorArrayForm &A, unsigned N) {

@@ -4,6 +4,7 @@
 // longer need, and refuse units that edit what they may not or that conflict.
 #include "tma/Planner.h"
 #include "ArrayForm.h"
+#include "Blockers.h"
 #include "tma/SourceText.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -97,12 +98,6 @@ struct Planning {
 
 } // namespace
 
-static void addUnique(std::vector<Blocker> &To, const Blocker &B) {
-  for (const Blocker &X : To)
-    if (X.ID == B.ID && X.Where == B.Where && X.Message == B.Message)
-      return;
-  To.push_back(B);
-}
 
 // --- 1. Merge ---------------------------------------------------------------
 

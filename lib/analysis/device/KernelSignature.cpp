@@ -105,22 +105,18 @@ void KernelSignatures::addSignatureEdits(const FunctionDecl *FD, unsigned Index,
 // The array form's type is defined before the first declaration of the
 // kernel in the translation unit, which every later one sees.
 void KernelSignatures::addArrayTypeDefinition(const FunctionDecl *Pattern, DescriptorParam &DP) {
-  const FunctionDecl *First = nullptr;
-  for (const FunctionDecl *Redecl : Pattern->redecls())
-    if (!First || Ctx.getSourceManager().isBeforeInTranslationUnit(
-                      ST.SM.getExpansionLoc(Redecl->getLocation()),
-                      ST.SM.getExpansionLoc(First->getLocation())))
-      First = Redecl;
-  if (First && !ST.inSystemHeader(First->getLocation()))
+  const FunctionDecl *First = Pattern->getFirstDecl();
+  if (!ST.inSystemHeader(First->getLocation()))
     if (std::optional<TextEdit> E = descriptorArrayDefinitionFor(First, ST))
       DP.Array.Edits.push_back(*E);
 }
 
-/// Bytes of parameters of \p FD with parameter \p Slot left out (0
-/// bytes), descriptor pointers \p Idx taken by value.
-static std::vector<ParamBytes>
-paramLayout(const FunctionDecl *FD, const std::vector<unsigned> &Idx, unsigned Slot,
-            ASTContext &Ctx) {
+/// Bytes of parameters of \p FD, descriptor pointers \p Idx taken by value,
+/// parameter \p Slot (if any) left out (0 bytes); none when a type is
+/// dependent or incomplete.
+static std::vector<ParamBytes> paramLayout(const FunctionDecl *FD,
+                                           const std::vector<unsigned> &Idx, unsigned Slot,
+                                           ASTContext &Ctx) {
   std::vector<ParamBytes> Layout;
   for (unsigned I = 0; I < FD->getNumParams(); ++I) {
     QualType T = FD->getParamDecl(I)->getType();
@@ -170,16 +166,10 @@ void KernelSignatures::walkAsArray(const FunctionDecl *FD, const FunctionDecl *B
 std::optional<Blocker> KernelSignatures::paramSpaceBlocker(const FunctionDecl *FD,
                                                        const std::vector<unsigned> &Idx,
                                                        uint64_t Bytes) {
-  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
-    QualType T = FD->getParamDecl(I)->getType();
-    if (llvm::is_contained(Idx, I))
-      T = T->getPointeeType().getUnqualifiedType();
-    if (T->isDependentType() || T->isIncompleteType())
-      return std::nullopt;
-    TypeInfoChars TI = Ctx.getTypeInfoInChars(T);
-    uint64_t Align = std::max<uint64_t>(1, TI.Align.getQuantity());
-    Bytes = (Bytes + Align - 1) / Align * Align + TI.Width.getQuantity();
-  }
+  std::vector<ParamBytes> Layout = paramLayout(FD, Idx, ~0u, Ctx);
+  if (Layout.empty() && FD->getNumParams())
+    return std::nullopt;
+  Bytes = parameterBytes(Layout, Bytes);
   if (Bytes <= Opts.ParamSpaceLimit)
     return std::nullopt;
   return blockerFor(ReasonID::SignatureParamSpace,

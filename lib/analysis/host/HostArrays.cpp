@@ -206,10 +206,7 @@ std::optional<Blocker> HostBuffers::hostArrayAt(const CopyInfo &Copy, const Stmt
     return blockerFor(ReasonID::HostNotLocal,
                       {H->getNameAsString(), Fn->getQualifiedNameAsString()},
                       ST.point(Copy.Call->getBeginLoc()));
-  const Stmt *Decl = declStmtOf(H, Fn);
-  const Stmt *Scope = Decl ? parent(Fn, Decl) : nullptr;
-  if (!Scope || !isAncestor(Scope, Named, Fn) ||
-      offsetOf(Decl->getBeginLoc()) > offsetOf(Named->getBeginLoc()))
+  if (!inScopeAt(H, Named, Fn))
     return blockerFor(ReasonID::HostNotInScope, {H->getNameAsString()}, ST.point(ArgLoc),
                       CopyNote);
   // The launch reads the array when it runs: nothing may name it between

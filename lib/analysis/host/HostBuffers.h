@@ -63,6 +63,9 @@ public:
                                      clang::SourceLocation ArgLoc, std::string &Passed);
 
 private:
+  /// Is local \p H declared in a block around \p Named, before it?
+  bool inScopeAt(const clang::VarDecl *H, const clang::Stmt *Named,
+                 const clang::FunctionDecl *Fn);
   std::optional<unsigned> vectorCount(const clang::VarDecl *V, const clang::FunctionDecl *Fn,
                                       std::string &Why);
   Launchers &LauncherFlow;

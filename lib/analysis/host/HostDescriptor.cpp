@@ -122,6 +122,13 @@ bool disjointFields(llvm::ArrayRef<const FieldDecl *> A, llvm::ArrayRef<const Fi
 }
 } // namespace
 
+bool HostBuffers::inScopeAt(const VarDecl *H, const Stmt *Named, const FunctionDecl *Fn) {
+  const Stmt *Decl = declStmtOf(H, Fn);
+  const Stmt *Scope = Decl ? parent(Fn, Decl) : nullptr;
+  return Scope && isAncestor(Scope, Named, Fn) &&
+         offsetOf(Decl->getBeginLoc()) <= offsetOf(Named->getBeginLoc());
+}
+
 /// The host descriptor that \p Copy reads (`&h`, or a staged pointer `p`),
 /// and the proof that \p Launch may pass it by value instead: it is local,
 /// in scope at \p Named, and nothing changes it between the copy and the
@@ -160,17 +167,11 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
                       {H->getNameAsString(), Fn->getQualifiedNameAsString()},
                       ST.point(Copy->getBeginLoc()));
   }
-  // The launch must be able to name it.
-  if (!isa<ParmVarDecl>(H)) {
-    // An argument array names the descriptor where it is declared.
-    const Stmt *Decl = declStmtOf(H, Fn);
-    const Stmt *Scope = Decl ? parent(Fn, Decl) : nullptr;
-    if (!Scope || !isAncestor(Scope, Named, Fn) ||
-        offsetOf(Decl->getBeginLoc()) > offsetOf(Named->getBeginLoc())) {
-      return blockerFor(ReasonID::HostNotInScope, {H->getNameAsString()}, ST.point(ArgLoc),
-                        CopyNote);
-    }
-  }
+  // The launch must be able to name it (an argument array names it where
+  // it is declared).
+  if (!isa<ParmVarDecl>(H) && !inScopeAt(H, Named, Fn))
+    return blockerFor(ReasonID::HostNotInScope, {H->getNameAsString()}, ST.point(ArgLoc),
+                      CopyNote);
   // It must still hold the copied value at the launch. A write to another
   // field of the same struct (`plan.passes = 2` beside `plan.map`) cannot
   // change it.

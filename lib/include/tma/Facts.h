@@ -6,6 +6,7 @@
 #include "tma/Diagnostics.h"
 #include "tma/Reasons.h"
 
+#include <cstdint>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -89,6 +90,17 @@ struct ParamBytes {
   unsigned Size = 0, Align = 1;
   bool operator==(const ParamBytes &O) const { return Size == O.Size && Align == O.Align; }
 };
+
+/// Bytes of parameters laid out in order, each at its alignment, after
+/// \p Start bytes.
+inline uint64_t parameterBytes(const std::vector<ParamBytes> &Layout, uint64_t Start = 0) {
+  uint64_t Bytes = Start;
+  for (const ParamBytes &P : Layout) {
+    uint64_t Align = P.Align ? P.Align : 1;
+    Bytes = (Bytes + Align - 1) / Align * Align + P.Size;
+  }
+  return Bytes;
+}
 
 /// A descriptor parameter that the kernel indexes at run time (`p[i]`,
 /// `p + i`) taken as N descriptors by value: `const __grid_constant__

@@ -3,6 +3,7 @@
 #include "PassContext.h"
 
 #include "CudaApi.h"
+#include "GenericLambdas.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 
@@ -31,6 +32,14 @@ public:
     if (Push)
       Stack.pop_back();
     return R;
+  }
+
+  // A generic lambda runs as the instantiations of its call operator, each
+  // walked as a function of its own; its dependent pattern is not.
+  bool TraverseLambdaExpr(LambdaExpr *LE) {
+    if (std::optional<bool> Walked = traverseInstantiationsOf(*this, LE))
+      return *Walked;
+    return RecursiveASTVisitor::TraverseLambdaExpr(LE);
   }
 
   bool VisitFunctionDecl(FunctionDecl *FD) {

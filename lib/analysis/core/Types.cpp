@@ -42,6 +42,28 @@ bool isConstantDescriptor(const VarDecl *V) {
   return V && V->hasAttr<CUDAConstantAttr>() && isTensorMapRecord(V->getType());
 }
 
+bool runsOnDevice(const FunctionDecl *FD) {
+  if (FD->hasAttr<CUDAGlobalAttr>())
+    return true;
+  const auto *Device = FD->getAttr<CUDADeviceAttr>();
+  if (!Device)
+    return false;
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  if (!Device->isImplicit() || !MD || !MD->getParent()->isLambda())
+    return true;
+  const auto *Definer = dyn_cast<FunctionDecl>(MD->getParent()->getDeclContext());
+  return Definer && runsOnDevice(Definer);
+}
+
+std::vector<FunctionDecl *> genericLambdaInstantiations(const LambdaExpr *LE) {
+  std::vector<FunctionDecl *> Out;
+  if (const FunctionTemplateDecl *T = LE->getDependentCallOperator())
+    for (FunctionDecl *S : T->specializations())
+      if (S->doesThisDeclarationHaveABody())
+        Out.push_back(S);
+  return Out;
+}
+
 const FunctionDecl *patternOf(const FunctionDecl *FD) {
   if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
     return P;

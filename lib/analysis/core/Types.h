@@ -4,6 +4,7 @@
 
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
 
 #include <string>
 #include <vector>
@@ -19,6 +20,15 @@ bool isPointerToNonConst(clang::QualType T);
 std::vector<unsigned> descriptorParamIndexes(const clang::FunctionDecl *FD);
 /// A `__global__` function.
 bool isKernel(const clang::FunctionDecl *FD);
+/// The instantiations of a generic lambda's call operator: the code that
+/// runs (its pattern is dependent: a template kernel launched there has no
+/// callee yet). Empty for a plain lambda and for one never called.
+std::vector<clang::FunctionDecl *> genericLambdaInstantiations(const clang::LambdaExpr *LE);
+/// Code that runs on the device: a kernel or a `__device__` function. A
+/// lambda's call operator, implicitly `__host__ __device__` in clang, runs
+/// where the function that defines it runs (nvcc passes a lambda to device
+/// code only when it is written `__device__`).
+bool runsOnDevice(const clang::FunctionDecl *FD);
 /// `__constant__ CUtensorMap c_map;` (not an array).
 bool isConstantDescriptor(const clang::VarDecl *V);
 /// The template pattern of an instantiation, else \p FD itself.

@@ -392,7 +392,7 @@ LaunchSite ConstantSymbols::launchSite(Symbol &S, const KernelLaunch &KL, const 
   auto Refuse = [&](ReasonID Why, llvm::ArrayRef<std::string> Args) {
     LS.Blockers.push_back(blockerFor(Why, Args, ST.point(KL.E->getBeginLoc())));
   };
-  if (Fn->hasAttr<CUDAGlobalAttr>() || Fn->hasAttr<CUDADeviceAttr>())
+  if (runsOnDevice(Fn))
     Refuse(ReasonID::ConstantLaunchedFromDevice, {LS.KernelName});
   else if (KL.ArgsDecl)
     Refuse(ReasonID::ConstantArgumentArray, {S.Name});

@@ -82,16 +82,16 @@ std::optional<std::string> DeviceStorage::storageOf(const Expr *E) {
   E = valueOf(E);
   std::string Key;
   if (const auto *R = dyn_cast<DeclRefExpr>(E)) {
-    if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && holdsDescriptorPointer(V->getType()))
+    if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && holdsDescriptorAddress(V->getType()))
       Key = Idx->variableKey(V);
   } else if (const auto *ME = dyn_cast<MemberExpr>(E)) {
     if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
-        F && holdsDescriptorPointer(F->getType()))
+        F && holdsDescriptorAddress(F->getType()))
       Key = Idx->fieldKey(F);
   } else if (Key = elementOf(E); !Key.empty()) {
   } else if (const auto *CE = dyn_cast<CallExpr>(E)) {
     if (const FunctionDecl *FD = CE->getDirectCallee();
-        FD && !isKernel(FD) && holdsDescriptorPointer(FD->getReturnType()))
+        FD && !isKernel(FD) && holdsDescriptorAddress(FD->getReturnType()))
       Key = Idx->resultKey(FD);
   }
   if (Key.empty() || !Idx->Nodes.count(Key))
@@ -238,7 +238,15 @@ void DeviceStorage::addUse(Group &G, HostUseKind K, const CallExpr *Call, const 
   G.R.Uses.push_back(std::move(U));
 }
 
-/// `cudaMalloc(&p, sizeof(CUtensorMap))`: p = new CUtensorMap.
+/// How an edit spells the host pointer that the storage reference \p Ref
+/// (spelled \p Text) holds once retargeted: the reference itself, or for a
+/// CUdeviceptr its cast, as the typed launch spells it.
+static std::string hostPointer(const Expr *Ref, const std::string &Text) {
+  return Ref->getType()->isIntegerType() ? "(CUtensorMap *)" + Text : Text;
+}
+
+/// `cudaMalloc(&p, sizeof(CUtensorMap))`: p = new CUtensorMap (a
+/// CUdeviceptr keeps the address as its integer).
 bool DeviceStorage::classifyAlloc(Group &G, const StorageNode &N, const Expr *Cur,
                                   const StorageRef &R) {
   Climbed Up = climb(Cur, [&](const Stmt *S) { return parent(R.Fn, S); }, parensAndCasts);
@@ -257,7 +265,9 @@ bool DeviceStorage::classifyAlloc(Group &G, const StorageNode &N, const Expr *Cu
   if (!Ref)
     return refuse(G, R.E, "'" + N.Name + "' is spelled inside a macro body");
   ++G.Allocs;
-  addUse(G, HostUseKind::Alloc, Call, R, ST.text(*Ref) + " = new CUtensorMap",
+  const char *Fresh =
+      R.E->getType()->isIntegerType() ? "(CUdeviceptr)new CUtensorMap" : "new CUtensorMap";
+  addUse(G, HostUseKind::Alloc, Call, R, ST.text(*Ref) + " = " + Fresh,
          Api->Name.str() + " of '" + N.Name + "'");
   return !G.Why;
 }
@@ -271,7 +281,7 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
   if (Api->Role == ApiRole::Free && int(Arg) == Api->Dest) {
     if (!Ref)
       return refuse(G, R.E, Name + " is spelled inside a macro body");
-    addUse(G, HostUseKind::Free, Call, R, "delete " + ST.text(*Ref),
+    addUse(G, HostUseKind::Free, Call, R, "delete " + hostPointer(R.E, ST.text(*Ref)),
            Api->Name.str() + " of " + Name);
     return !G.Why;
   }
@@ -307,7 +317,7 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
   if (SrcText.empty() || !Ref)
     return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
   ++G.Copies;
-  addUse(G, HostUseKind::Copy, Call, R, "*" + ST.text(*Ref) + " = " + SrcText,
+  addUse(G, HostUseKind::Copy, Call, R, "*" + hostPointer(R.E, ST.text(*Ref)) + " = " + SrcText,
          Api->Name.str() + " into " + Name);
   return !G.Why;
 }
@@ -330,10 +340,12 @@ bool DeviceStorage::classifyArraySlot(Group &G, const UnaryOperator *Addr, const
   std::optional<CharSourceRange> Named = ST.fileRange(Storage->getSourceRange());
   if (!Slot || !Named)
     return refuse(G, Addr, "the argument array's slot is spelled inside a macro body");
-  // A `const CUtensorMap *` needs the cast that drops its const: the slot
-  // is a `void *`, and the launch only reads it.
-  bool Const = Storage->getType()->getPointeeType().isConstQualified();
-  std::string Text = Const ? "(void *)" + ST.text(*Named) : ST.text(*Named);
+  // A `const CUtensorMap *` needs the cast that drops its const, and a
+  // CUdeviceptr the cast to a pointer: the slot is a `void *`, and the
+  // launch only reads it.
+  QualType T = Storage->getType();
+  bool Cast = T->isIntegerType() || T->getPointeeType().isConstQualified();
+  std::string Text = Cast ? "(void *)" + ST.text(*Named) : ST.text(*Named);
   G.R.Launches.push_back({Kernel, Index, ST.point(Addr->getBeginLoc()), ST.replace(*Slot, Text)});
   G.R.Touched.insert(ST.point(Addr->getBeginLoc()));
   G.R.Touched.insert(ST.point(Storage->getBeginLoc()));
@@ -415,7 +427,7 @@ bool DeviceStorage::classifyCallArg(Group &G, const StorageNode &N, const CallEx
   if (ST.inSystemHeader(Callee->getLocation()) || !Callee->hasBody())
     return refuse(G, Call, "'" + N.Name + "' is passed to '" + Name + "', whose body is not seen");
   unsigned P = Arg - (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0);
-  if (P >= Callee->getNumParams() || !holdsDescriptorPointer(Callee->getParamDecl(P)->getType()))
+  if (P >= Callee->getNumParams() || !holdsDescriptorAddress(Callee->getParamDecl(P)->getType()))
     return refuse(G, Call, "'" + N.Name + "' is passed to '" + Name +
                                "' as an argument that is not a descriptor pointer");
   return join(G, Idx->parameterKey(Callee, P), Call);
@@ -465,7 +477,7 @@ bool DeviceStorage::classifyParent(Group &G, const StorageNode &N, const Storage
     for (unsigned A = 0; A < CE->getNumArgs(); ++A)
       if (CE->getArg(A) == Cur && Ctor && Ctor->hasBody() &&
           !ST.inSystemHeader(Ctor->getLocation()) && A < Ctor->getNumParams() &&
-          holdsDescriptorPointer(Ctor->getParamDecl(A)->getType()))
+          holdsDescriptorAddress(Ctor->getParamDecl(A)->getType()))
         return join(G, Idx->parameterKey(Ctor, A), CE);
     return refuse(G, CE, Name + " is passed to a constructor the tool does not follow");
   }
@@ -476,13 +488,13 @@ bool DeviceStorage::classifyParent(Group &G, const StorageNode &N, const Storage
         Fn = LE->getCallOperator();
         break;
       }
-    if (!holdsDescriptorPointer(Fn->getReturnType()))
+    if (!holdsDescriptorAddress(Fn->getReturnType()))
       return refuse(G, P, Name + " is returned as another type");
     return join(G, Idx->resultKey(Fn), P);
   }
   if (const auto *DS = dyn_cast<DeclStmt>(P)) {
     for (const Decl *D : DS->decls())
-      if (const auto *V = dyn_cast<VarDecl>(D); V && V->getInit() && holdsDescriptorPointer(V->getType()) &&
+      if (const auto *V = dyn_cast<VarDecl>(D); V && V->getInit() && holdsDescriptorAddress(V->getType()) &&
                                                  valueOf(V->getInit()) == valueOf(Cur))
         return join(G, Idx->variableKey(V), DS);
     return refuse(G, DS, Name + " initialises something the tool does not follow");
@@ -549,7 +561,7 @@ bool DeviceStorage::classifyUse(Group &G, const StorageNode &N, const StorageRef
   // Climb what passes the pointer on unchanged.
   while (P) {
     if (const auto *IC = dyn_cast<ImplicitCastExpr>(P)) {
-      if (IC->getCastKind() == CK_PointerToBoolean)
+      if (IC->getCastKind() == CK_PointerToBoolean || IC->getCastKind() == CK_IntegralToBoolean)
         return true; // a null test
     } else if (const auto *EC = dyn_cast<ExplicitCastExpr>(P)) {
       if (!EC->getType()->isPointerType() && !EC->getType()->isVoidType() &&

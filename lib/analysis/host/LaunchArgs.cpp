@@ -114,7 +114,7 @@ FlowAnswer LaunchArgs::refuse(ReasonID Why, llvm::ArrayRef<std::string> Args, So
 }
 
 FlowAnswer LaunchArgs::launchedFromDevice(const LaunchArg &A, LaunchSite &LS) {
-  if (!A.Fn->hasAttr<CUDAGlobalAttr>() && !A.Fn->hasAttr<CUDADeviceAttr>())
+  if (!runsOnDevice(A.Fn))
     return FlowAnswer::notMine();
   return refuse(ReasonID::LaunchFromDevice, {LS.KernelName}, A.KL.E->getBeginLoc());
 }

@@ -4,6 +4,7 @@
 #include "StorageIndex.h"
 
 #include "../core/CudaApi.h"
+#include "../core/GenericLambdas.h"
 #include "../core/Types.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -18,6 +19,19 @@ bool holdsDescriptorPointer(QualType T) {
     T = R->getPointeeType();
   return isDescriptorPointer(T);
 }
+
+bool holdsDeviceAddress(QualType T) {
+  if (const auto *R = T->getAs<ReferenceType>())
+    T = R->getPointeeType();
+  // The typedef chain, by name: CUdeviceptr -> CUdeviceptr_v2 -> integer.
+  for (const auto *TT = T->getAs<TypedefType>(); TT;
+       TT = TT->getDecl()->getUnderlyingType()->getAs<TypedefType>())
+    if (TT->getDecl()->getName() == "CUdeviceptr" || TT->getDecl()->getName() == "CUdeviceptr_v2")
+      return true;
+  return false;
+}
+
+bool holdsDescriptorAddress(QualType T) { return holdsDescriptorPointer(T) || holdsDeviceAddress(T); }
 
 std::string StorageIndex::keyAt(char Kind, const Decl *D) const {
   SourcePoint P = ST.point(ST.SM.getExpansionLoc(D->getLocation()));
@@ -39,14 +53,14 @@ std::string StorageIndex::elementKey(const VarDecl *Container, int64_t Index) co
 static bool isPointerContainer(const VarDecl *V) {
   QualType T = V->getType();
   if (const ArrayType *AT = T->getAsArrayTypeUnsafe())
-    return holdsDescriptorPointer(AT->getElementType());
+    return holdsDescriptorAddress(AT->getElementType());
   const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(T->getAsCXXRecordDecl());
   if (!Spec || !Spec->isInStdNamespace() ||
       !llvm::is_contained({"vector", "array"}, Spec->getName()))
     return false;
   const TemplateArgumentList &Args = Spec->getTemplateArgs();
   return Args.size() > 0 && Args[0].getKind() == TemplateArgument::Type &&
-         holdsDescriptorPointer(Args[0].getAsType());
+         holdsDescriptorAddress(Args[0].getAsType());
 }
 
 std::string StorageIndex::variableKey(const VarDecl *V) const {
@@ -108,7 +122,7 @@ static void recordsHolding(QualType T, std::vector<const RecordDecl *> &Out, uns
     return;
   RD = RD->getDefinition();
   for (const FieldDecl *F : RD->fields()) {
-    if (holdsDescriptorPointer(F->getType()))
+    if (holdsDescriptorAddress(F->getType()))
       Out.push_back(RD);
     else
       recordsHolding(F->getType(), Out, Depth + 1);
@@ -148,7 +162,7 @@ public:
     if (Push) {
       Stack.push_back(FD);
       Innermost.push_back(FD);
-      if (holdsDescriptorPointer(FD->getReturnType()) && !isKernel(FD))
+      if (holdsDescriptorAddress(FD->getReturnType()) && !isKernel(FD))
         I.node(I.resultKey(FD), StorageNode::Result, FD, FD->getQualifiedNameAsString());
     }
     bool R = RecursiveASTVisitor::TraverseDecl(D);
@@ -160,6 +174,8 @@ public:
   }
 
   bool TraverseLambdaExpr(LambdaExpr *LE) {
+    if (std::optional<bool> Walked = traverseInstantiationsOf(*this, LE))
+      return *Walked;
     Innermost.push_back(LE->getCallOperator());
     bool R = RecursiveASTVisitor::TraverseLambdaExpr(LE);
     Innermost.pop_back();
@@ -167,13 +183,13 @@ public:
   }
 
   bool TraverseConstructorInitializer(CXXCtorInitializer *Init) {
-    if (Init->isWritten() && Init->getMember() && holdsDescriptorPointer(Init->getMember()->getType()))
+    if (Init->isWritten() && Init->getMember() && holdsDescriptorAddress(Init->getMember()->getType()))
       fieldNode(Init->getMember()).Defs.push_back({Init->getInit(), top()});
     return RecursiveASTVisitor::TraverseConstructorInitializer(Init);
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *R) {
-    if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && holdsDescriptorPointer(V->getType()))
+    if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && holdsDescriptorAddress(V->getType()))
       variableNode(V).Uses.push_back({R, top()});
     if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && isPointerContainer(V))
       ContainerRefs[V].push_back(R);
@@ -184,7 +200,7 @@ public:
 
   bool VisitMemberExpr(MemberExpr *ME) {
     if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
-        F && holdsDescriptorPointer(F->getType()))
+        F && holdsDescriptorAddress(F->getType()))
       fieldNode(F).Uses.push_back({ME, top()});
     return true;
   }
@@ -206,7 +222,7 @@ public:
     }
     if (!FD || I.ST.inSystemHeader(FD->getLocation()))
       return true;
-    if (holdsDescriptorPointer(FD->getReturnType()) && !isKernel(FD))
+    if (holdsDescriptorAddress(FD->getReturnType()) && !isKernel(FD))
       I.node(I.resultKey(FD), StorageNode::Result, FD, FD->getQualifiedNameAsString())
           .Uses.push_back({CE, top()});
     unsigned Offset = isa<CXXOperatorCallExpr>(CE) && isa<CXXMethodDecl>(FD) ? 1 : 0;
@@ -229,14 +245,14 @@ public:
 
   bool VisitReturnStmt(ReturnStmt *RS) {
     const FunctionDecl *Fn = Innermost.empty() ? nullptr : Innermost.back();
-    if (Fn && RS->getRetValue() && holdsDescriptorPointer(Fn->getReturnType()))
+    if (Fn && RS->getRetValue() && holdsDescriptorAddress(Fn->getReturnType()))
       I.node(I.resultKey(Fn), StorageNode::Result, Fn, Fn->getQualifiedNameAsString())
           .Defs.push_back({RS->getRetValue(), top()});
     return true;
   }
 
   bool VisitVarDecl(VarDecl *V) {
-    if (isa<ParmVarDecl>(V) || !holdsDescriptorPointer(V->getType()))
+    if (isa<ParmVarDecl>(V) || !holdsDescriptorAddress(V->getType()))
       return true;
     StorageNode &N = variableNode(V);
     if (V->getInit())
@@ -245,7 +261,7 @@ public:
   }
 
   bool VisitFieldDecl(FieldDecl *F) {
-    if (!holdsDescriptorPointer(F->getType()))
+    if (!holdsDescriptorAddress(F->getType()))
       return true;
     StorageNode &N = fieldNode(F);
     if (F->hasInClassInitializer() && F->getInClassInitializer())
@@ -338,7 +354,7 @@ private:
                   F->getParent()->getNameAsString() + "::" + F->getNameAsString());
   }
   void paramDef(const FunctionDecl *FD, unsigned P, const Expr *Arg) {
-    if (P >= FD->getNumParams() || !holdsDescriptorPointer(FD->getParamDecl(P)->getType()) ||
+    if (P >= FD->getNumParams() || !holdsDescriptorAddress(FD->getParamDecl(P)->getType()) ||
         isKernel(FD))
       return;
     const ParmVarDecl *PV = definitionOf(FD)->getParamDecl(P);

@@ -14,6 +14,11 @@ namespace tma::analysis {
 
 /// A pointer to a descriptor, or a reference to such a pointer.
 bool holdsDescriptorPointer(clang::QualType T);
+/// `CUdeviceptr` (the integer the driver API uses for a device address), or
+/// a reference to one: a storage once a descriptor's device copy is in it.
+bool holdsDeviceAddress(clang::QualType T);
+/// What a storage of the rule may be: either of the two above.
+bool holdsDescriptorAddress(clang::QualType T);
 
 struct StorageIndex {
   StorageIndex(clang::ASTContext &Ctx, const SourceText &ST);

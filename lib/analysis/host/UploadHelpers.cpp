@@ -381,8 +381,7 @@ std::optional<Blocker> UploadAnalysis::checkLocalUse(const DeclRefExpr *VR, cons
 std::optional<Blocker> UploadAnalysis::keepInLocal(const DeclRefExpr *R, const CallExpr *Call,
                                                    const VarDecl *CV, const FunctionDecl *Caller) {
   if (!Call || !CV || !CV->getInit() || CV->getInit()->IgnoreImplicit() != Call ||
-      CV->isStaticLocal() || Caller->hasAttr<CUDADeviceAttr>() ||
-      Caller->hasAttr<CUDAGlobalAttr>())
+      CV->isStaticLocal() || runsOnDevice(Caller))
     return why(ReasonID::UploadResultOtherUse, {UName}, R->getBeginLoc());
   if (CV->getType()->isPointerType()) {
     TypeSourceInfo *TSI = CV->getTypeSourceInfo();
@@ -445,13 +444,12 @@ std::optional<Blocker> UploadAnalysis::checkCaller(const DeclRefExpr *R,
                                                    const FunctionDecl *Caller) {
   const CallExpr *Call = directCallOf(R, Caller);
   const Stmt *Up = Call ? climb(Caller, Call, parensImplicitCastsAndCleanups).Parent : nullptr;
-  if (Call && !Caller->hasAttr<CUDADeviceAttr>() && !Caller->hasAttr<CUDAGlobalAttr>() &&
-      launchUses(Up, Call))
+  if (Call && !runsOnDevice(Caller) && launchUses(Up, Call))
     return std::nullopt;
   const auto *DS = dyn_cast_or_null<DeclStmt>(Up);
   const VarDecl *CV = DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
   const VarDecl *Cache = cacheOf(Call, Up, Caller, Ctx);
-  if (Cache && !Caller->hasAttr<CUDADeviceAttr>() && !Caller->hasAttr<CUDAGlobalAttr>())
+  if (Cache && !runsOnDevice(Caller))
     return keepInCache(Call, Cache, Caller);
   return keepInLocal(R, Call, CV, Caller);
 }
@@ -513,7 +511,7 @@ std::optional<Blocker> UploadHelpers::fileScopeCacheProblem(const VarDecl *Cache
     if (Fn->isTemplateInstantiation() || Fn->isDependentContext())
       return blockerFor(ReasonID::CacheInTemplate, {Name, Fn->getQualifiedNameAsString()},
                         Where);
-    if (Fn->hasAttr<CUDADeviceAttr>() || Fn->hasAttr<CUDAGlobalAttr>())
+    if (runsOnDevice(Fn))
       return blockerFor(ReasonID::CacheInDeviceCode, {Name, Fn->getQualifiedNameAsString()},
                         Where);
   }

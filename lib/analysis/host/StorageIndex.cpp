@@ -47,7 +47,9 @@ bool mayBeDeleter(const CXXRecordDecl *RD) {
 DeleterCall deleterCallOf(QualType D, const SourceText &ST) {
   DeleterCall C;
   QualType T = D.getCanonicalType();
-  std::string Spelled = "'" + D.getAsString() + "'";
+  PrintingPolicy Policy{LangOptions()};
+  Policy.SuppressTagKeyword = true;
+  std::string Spelled = "'" + D.getAsString(Policy) + "'";
   const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
   if (T->isPointerType() || T->isReferenceType() || T->isFunctionType()) {
     C.WhyNot = "the function its deleter " + Spelled + " points to, a call the tool cannot edit";

@@ -2,9 +2,10 @@
 // as in patterns/H13-unique-ptr-owner.cu but with one thing it cannot
 // follow, named in the note: the default deleter (a delete of device memory
 // the tool cannot edit), a function-pointer deleter, a lambda deleter,
-// reset() and release(), which change or give up the owned copy, and a
-// deleter class shared with an owner whose copy is passed to code whose body
-// is not seen (the deleter's operator() frees both, so both stay).
+// reset() and release(), which change or give up the owned copy, a deleter
+// also handed to a std::shared_ptr, and a deleter class shared with an
+// owner whose copy is passed to code whose body is not seen (the deleter's
+// operator() frees both, so both stay).
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
 // RUN: cmp %t.cu %t.orig.cu
@@ -93,6 +94,8 @@ static void shared_deleter(const CUtensorMap &h, int *out) {
 }
 // CHECK-DAG: :[[@LINE-2]]:3: note: also: the storage rule cannot retarget it: 'kept' is passed to 'keep_somewhere', whose body is not seen [storage.unclassified-use]
 
+static void handed_deleter(const CUtensorMap &h, int *out);
+
 int main() {
   CUtensorMap h{};
   int *out = nullptr;
@@ -102,6 +105,7 @@ int main() {
   reset_owner(h, out);
   release_owner(h, out);
   shared_deleter(h, out);
+  handed_deleter(h, out);
   return 0;
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'by_default' is left by reference
@@ -110,4 +114,23 @@ int main() {
 // CHECK-DAG: warning: descriptor 'map' of kernel 'was_reset' is left by reference
 // CHECK-DAG: warning: descriptor 'map' of kernel 'was_released' is left by reference
 // CHECK-DAG: warning: descriptor 'map' of kernel 'shares_deleter' is left by reference
-// CHECK: 0 kernels rewritten, 6 refused
+
+// A deleter also handed to a std::shared_ptr, whose control block calls it
+// where the tool does not see, with a pointer it does not follow.
+__global__ void also_shared(const CUtensorMap *map, int *out) { out[6] = int(map->opaque[0]); }
+struct HandedFree {
+  void operator()(CUtensorMap *p) const { cudaFree(p); }
+};
+static void handed_deleter(const CUtensorMap &h, int *out) {
+  CUtensorMap *fresh = nullptr;
+  cudaMalloc(&fresh, sizeof(CUtensorMap));
+  cudaMemcpy(fresh, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  std::unique_ptr<CUtensorMap, HandedFree> d(fresh);
+  also_shared<<<1, 1>>>(d.get(), out);
+  CUtensorMap *other = nullptr;
+  cudaMalloc(&other, sizeof(CUtensorMap));
+  std::shared_ptr<CUtensorMap> s(other, HandedFree{});
+}
+// CHECK-DAG: :[[@LINE-2]]:41: note: also: the storage rule cannot retarget it: a deleter 'HandedFree' is handed on here, where its 'operator()' may free memory the storage rule does not follow [storage.unclassified-use]
+// CHECK-DAG: warning: descriptor 'map' of kernel 'also_shared' is left by reference
+// CHECK: 0 kernels rewritten, 7 refused

@@ -167,7 +167,8 @@ bool DeviceStorage::whyOpen(Group &G, const StorageNode &N, SourceLocation At) {
     if (In.CallableElsewhere)
       if (std::optional<std::string> Why = In.CallableElsewhere(Owner))
         return refuse(G, At, *Why);
-    if (const auto *Op = dyn_cast<CXXMethodDecl>(Owner); Op && Op->getOverloadedOperator() == OO_Call)
+    if (const auto *Op = dyn_cast<CXXMethodDecl>(Owner);
+        Op && Op->getOverloadedOperator() == OO_Call && mayBeDeleter(Op->getParent()))
       return deleterStaysInOwners(G, Op, At);
     return true;
   }

@@ -35,7 +35,9 @@ QualType ownedDescriptorDeleter(QualType T) {
 
 bool mayBeDeleter(const CXXRecordDecl *RD) {
   RD = RD ? RD->getDefinition() : nullptr;
-  if (!RD)
+  // A lambda is never a deleter the rule follows (deleterCallOf refuses
+  // it): its parameters are those of a callable, followed through its calls.
+  if (!RD || RD->isLambda())
     return false;
   return llvm::any_of(RD->methods(), [](const CXXMethodDecl *M) {
     return M->getOverloadedOperator() == OO_Call &&
@@ -195,7 +197,7 @@ static void recordsHolding(QualType T, std::vector<const RecordDecl *> &Out, uns
     return;
   RD = RD->getDefinition();
   for (const FieldDecl *F : RD->fields()) {
-    if (holdsDescriptorPointer(F->getType()))
+    if (holdsDescriptorPointer(F->getType()) || !ownedDescriptorDeleter(F->getType()).isNull())
       Out.push_back(RD);
     else
       recordsHolding(F->getType(), Out, Depth + 1);

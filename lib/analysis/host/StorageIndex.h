@@ -29,8 +29,9 @@ struct DeleterCall {
 };
 DeleterCall deleterCallOf(clang::QualType D, const SourceText &ST);
 
-/// A class with a user `operator()` taking a descriptor pointer: it may free
-/// a device copy when called, and an owner may call it from its destructor.
+/// A class (not a lambda) with a user `operator()` taking a descriptor
+/// pointer: it may free a device copy when called, and an owner may call it
+/// from its destructor.
 bool mayBeDeleter(const clang::CXXRecordDecl *RD);
 
 /// The construction \p E makes (through cleanups, temporaries and the

@@ -692,18 +692,10 @@ def known_gap(cell):
     """Safe cells the tool does not rewrite yet, each a documented limitation
     (docs/limitations.md, "The storage rule"): they must be refused with the
     files unchanged, and a gap that starts being rewritten fails the cell,
-    so that it is taken off this list.
-
-    - a std::unique_ptr that owns the device copy: its deleter's cudaFree
-      runs from the smart pointer's destructor, a call the rule cannot edit;
-    - a CUdeviceptr storage that only the storage rule could follow (launched
-      from a lambda, a helper or a host template, logged, or with the host
-      descriptor changed after the copy): the rule follows pointer storages,
-      not integers; a CUdeviceptr launched where it is copied is H1's.
+    so that it is taken off this list. None at present: the last three
+    (std::unique_ptr owners, template kernels launched in generic lambdas,
+    CUdeviceptr storages) are followed by the storage rule.
     """
-    storage, _, launch, kform, twist = cell
-    if storage == "unique-ptr":
-        return "unique_ptr storage"
     return None
 
 
@@ -763,8 +755,7 @@ def main():
     unsafe = len(todo) - safe
     print(f"matrix: {safe - gaps - bad_safe}/{safe} safe rewritten, {unsafe - bad_unsafe}/{unsafe} unsafe "
           f"refused, {compile_failures} compile failures")
-    print(f"known gaps: {gaps} safe cells refused as documented (unique_ptr storage, "
-          f"CUdeviceptr storage beyond H1)")
+    print(f"known gaps: {gaps} safe cells refused as documented")
     print(f"storage-matrix: {len(todo) - bad_safe - bad_unsafe}/{len(todo)} cells as expected")
     return 1 if bad_safe or bad_unsafe or compile_failures else 0
 

@@ -89,6 +89,7 @@ std::optional<std::string> DeviceStorage::storageOf(const Expr *E) {
         F && holdsDescriptorAddress(F->getType()))
       Key = Idx->fieldKey(F);
   } else if (Key = elementOf(E); !Key.empty()) {
+  } else if (Key = ownerRead(E); !Key.empty()) {
   } else if (const auto *CE = dyn_cast<CallExpr>(E)) {
     if (const FunctionDecl *FD = CE->getDirectCallee();
         FD && !isKernel(FD) && holdsDescriptorAddress(FD->getReturnType()))
@@ -99,9 +100,39 @@ std::optional<std::string> DeviceStorage::storageOf(const Expr *E) {
   return Key;
 }
 
+/// The owner storage \p E names (`d`, `plan.map`), if any.
+std::optional<std::string> DeviceStorage::ownerOf(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  std::string Key;
+  if (const auto *R = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *V = dyn_cast<VarDecl>(R->getDecl()))
+      Key = Idx->variableKey(V);
+  } else if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+      Key = Idx->fieldKey(F);
+  }
+  auto It = Key.empty() ? Idx->Nodes.end() : Idx->Nodes.find(Key);
+  if (It == Idx->Nodes.end() || It->second.K != StorageNode::Owner)
+    return std::nullopt;
+  return Key;
+}
+
+/// `d.get()`: the pointer the owner `d` holds.
+std::string DeviceStorage::ownerRead(const Expr *E) {
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+  const CXXMethodDecl *M = Call ? Call->getMethodDecl() : nullptr;
+  if (!M || !M->getIdentifier() || M->getName() != "get" || Call->getNumArgs() != 0)
+    return "";
+  return ownerOf(Call->getImplicitObjectArgument()).value_or("");
+}
+
 bool DeviceStorage::refuse(Group &G, const Stmt *At, std::string Why) {
+  return refuse(G, At ? At->getBeginLoc() : SourceLocation(), std::move(Why));
+}
+
+bool DeviceStorage::refuse(Group &G, SourceLocation At, std::string Why) {
   if (!G.Why)
-    G.Why = Note{std::move(Why), ST.point(At ? At->getBeginLoc() : SourceLocation())};
+    G.Why = Note{std::move(Why), ST.point(At)};
   return false;
 }
 
@@ -118,7 +149,7 @@ SourceSpan DeviceStorage::spanOf(const FunctionDecl *Fn) {
 /// Why a storage can be reached by code this translation unit does not
 /// show: the calls of a function whose address is taken or that is virtual,
 /// another unit's calls, a global another unit names, device memory.
-bool DeviceStorage::whyOpen(Group &G, const StorageNode &N, const Stmt *At) {
+bool DeviceStorage::whyOpen(Group &G, const StorageNode &N, SourceLocation At) {
   const FunctionDecl *Owner = nullptr;
   if (N.K == StorageNode::Result)
     Owner = cast<FunctionDecl>(N.D);
@@ -136,6 +167,9 @@ bool DeviceStorage::whyOpen(Group &G, const StorageNode &N, const Stmt *At) {
     if (In.CallableElsewhere)
       if (std::optional<std::string> Why = In.CallableElsewhere(Owner))
         return refuse(G, At, *Why);
+    if (const auto *Op = dyn_cast<CXXMethodDecl>(Owner);
+        Op && Op->getOverloadedOperator() == OO_Call && mayBeDeleter(Op->getParent()))
+      return deleterStaysInOwners(G, Op, At);
     return true;
   }
   if (!N.Closed)
@@ -154,7 +188,7 @@ bool DeviceStorage::whyOpen(Group &G, const StorageNode &N, const Stmt *At) {
     const RecordDecl *RD = F->getParent()->getDefinition();
     auto Esc = RD ? Idx->RecordEscapes.find(RD) : Idx->RecordEscapes.end();
     if (Esc != Idx->RecordEscapes.end())
-      return refuse(G, Esc->second,
+      return refuse(G, Esc->second->getBeginLoc(),
                     "an object holding '" + N.Name +
                         "' is passed here to code whose body is not seen, which may read or "
                         "change it");
@@ -162,7 +196,56 @@ bool DeviceStorage::whyOpen(Group &G, const StorageNode &N, const Stmt *At) {
   return true;
 }
 
+/// The deleter object \p E is harmless where it is called
+/// (`DeviceFree{}(p)`, a call the index follows) or where it is the deleter
+/// argument of an owner's construction (`d(p, DeviceFree{})`).
+static bool deleterObjectStaysHere(const Expr *E,
+                                   const std::function<const Stmt *(const Stmt *)> &Parent) {
+  // Climb what still is the same deleter object: parentheses, casts,
+  // temporaries, copies of it.
+  const CXXRecordDecl *D = E->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  auto SameObject = [&](const Stmt *P) {
+    const auto *PE = dyn_cast_or_null<Expr>(P);
+    return isa_and_nonnull<ExprWithCleanups>(P) ||
+           (PE && PE->getType().getNonReferenceType()->getAsCXXRecordDecl() == D);
+  };
+  const Stmt *Cur = E;
+  const Stmt *P = Parent(Cur);
+  while (SameObject(P)) {
+    Cur = P;
+    P = Parent(Cur);
+  }
+  if (const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(P))
+    return OC->getOperator() == OO_Call && OC->getNumArgs() > 0 && OC->getArg(0) == Cur;
+  if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(P))
+    return !ownedDescriptorDeleter(CE->getType()).isNull() && CE->getNumArgs() > 1 &&
+           CE->getArg(0) != Cur;
+  return false;
+}
+
+bool DeviceStorage::deleterStaysInOwners(Group &G, const CXXMethodDecl *Op, SourceLocation At) {
+  const CXXRecordDecl *D = Op->getParent()->getCanonicalDecl();
+  std::string Name = "'" + Op->getParent()->getQualifiedNameAsString() + "'";
+  if (auto It = Idx->DeleterElsewhere.find(D); It != Idx->DeleterElsewhere.end())
+    return refuse(G, It->second, "the deleter " + Name + " also frees an owner or serves a "
+                                 "template here that the storage rule does not follow");
+  auto Objects = Idx->DeleterObjects.find(D);
+  if (Objects == Idx->DeleterObjects.end())
+    return true;
+  for (const StorageRef &R : Objects->second) {
+    auto Parent = [&](const Stmt *S) { return parent(R.Fn, S); };
+    if (!R.Fn || !deleterObjectStaysHere(R.E, Parent))
+      return refuse(G, R.E, "a deleter " + Name + " is handed on here, where its "
+                            "'operator()' may free memory the storage rule does not follow");
+  }
+  return true;
+}
+
 bool DeviceStorage::join(Group &G, const std::string &Key, const Stmt *At) {
+  return join(G, Key, At ? At->getBeginLoc() : SourceLocation());
+}
+
+bool DeviceStorage::join(Group &G, const std::string &Key, SourceLocation At) {
   if (G.Members.count(Key))
     return true;
   auto It = Idx->Nodes.find(Key);
@@ -473,6 +556,9 @@ bool DeviceStorage::classifyParent(Group &G, const StorageNode &N, const Storage
     return classifyCallArg(G, N, Call, Cur, R);
   }
   if (const auto *CE = dyn_cast<CXXConstructExpr>(P)) {
+    // `std::unique_ptr<CUtensorMap, D> d(p)`: the owner joins.
+    if (auto It = Idx->OwnerInits.find(CE); It != Idx->OwnerInits.end() && CE->getArg(0) == Cur)
+      return join(G, It->second, CE);
     const CXXConstructorDecl *Ctor = CE->getConstructor();
     for (unsigned A = 0; A < CE->getNumArgs(); ++A)
       if (CE->getArg(A) == Cur && Ctor && Ctor->hasBody() &&
@@ -551,6 +637,13 @@ bool DeviceStorage::classifyUse(Group &G, const StorageNode &N, const StorageRef
     return refuse(G, R.E, "'" + N.Name + "' is used in device code");
   G.Spans.insert(R.Fn);
   G.R.Touched.insert(ST.point(R.E->getBeginLoc()));
+  if (N.K == StorageNode::Owner)
+    return classifyOwnerUse(G, N, R);
+  return classifyPointerUse(G, N, R);
+}
+
+/// A use of a pointer storage, or the pointer an owner's `get()` reads.
+bool DeviceStorage::classifyPointerUse(Group &G, const StorageNode &N, const StorageRef &R) {
   const Expr *Cur = R.E;
   const Stmt *P = parent(R.Fn, Cur);
   if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf) {
@@ -582,6 +675,98 @@ bool DeviceStorage::classifyUse(Group &G, const StorageNode &N, const StorageRef
   return classifyParent(G, N, R, Cur, P);
 }
 
+/// What a use of an owner does, named for a refusal: `d.reset()`, `*d`, a
+/// call it is passed to.
+static std::string ownerUseText(const StorageNode &N, const Stmt *P) {
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(P))
+    return "'" + N.Name + "." + ME->getMemberNameInfo().getAsString() + "'";
+  if (const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(P))
+    return "'operator" + std::string(getOperatorSpelling(OC->getOperator())) + "' of '" + N.Name + "'";
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(P)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    return "'" + N.Name + "' passed to '" + (Callee ? Callee->getQualifiedNameAsString() : "an indirect call") + "'";
+  }
+  return "'" + N.Name + "'";
+}
+
+bool DeviceStorage::classifyOwnerUse(Group &G, const StorageNode &N, const StorageRef &R) {
+  auto [Cur, P] = climb(R.E, [&](const Stmt *S) { return parent(R.Fn, S); }, parensAndImplicitCasts);
+  const auto *ME = dyn_cast_or_null<MemberExpr>(P);
+  const auto *Call = ME ? dyn_cast_or_null<CXXMemberCallExpr>(parent(R.Fn, ME)) : nullptr;
+  if (Call && Call->getCallee()->IgnoreParens() == ME && !ownerRead(Call).empty()) {
+    // `d.get()` is a read of the pointer, classified as one.
+    G.R.Touched.insert(ST.point(Call->getBeginLoc()));
+    return classifyPointerUse(G, N, StorageRef{Call, R.Fn});
+  }
+  if (const auto *Conv = Call ? dyn_cast<CXXConversionDecl>(Call->getMethodDecl()) : nullptr;
+      Conv && Conv->getConversionType()->isBooleanType())
+    return true; // `if (d)`: a null test
+  if (const auto *LE = dyn_cast_or_null<LambdaExpr>(P)) {
+    // A capture by reference: the lambda's uses are the owner's own.
+    auto Init = LE->capture_init_begin();
+    for (const LambdaCapture &C : LE->captures()) {
+      if (*Init++ == Cur && C.capturesVariable() && C.getCaptureKind() == LCK_ByRef &&
+          !cast<VarDecl>(C.getCapturedVar())->isInitCapture())
+        return true;
+    }
+  }
+  if (isa_and_nonnull<UnaryExprOrTypeTraitExpr>(P))
+    return true; // sizeof: not evaluated
+  if (const auto *Move = dyn_cast_or_null<CallExpr>(P);
+      Move && Move->getNumArgs() == 1 && Move->getArg(0) == Cur && Move->getDirectCallee() &&
+      Move->getDirectCallee()->isInStdNamespace() && Move->getDirectCallee()->getIdentifier() &&
+      Move->getDirectCallee()->getName() == "move")
+    return classifyOwnerMove(G, N, R, Move);
+  return refuse(G, P ? P->getBeginLoc() : R.E->getBeginLoc(),
+                "the owner '" + N.Name + "' is used here other than by get(): " +
+                    ownerUseText(N, P) +
+                    " (the storage rule follows get(), a null test, and a move into another "
+                    "owner it follows)");
+}
+
+/// `std::move(d)` into the construction of another owner storage, which
+/// joins the group; a move anywhere else refuses.
+bool DeviceStorage::classifyOwnerMove(Group &G, const StorageNode &N, const StorageRef &R,
+                                      const CallExpr *Move) {
+  auto Up = [&](const Stmt *S) { return parent(R.Fn, S); };
+  auto [Cur, P] = climb(Move, Up, parensAndCleanups);
+  const auto *CE = dyn_cast_or_null<CXXConstructExpr>(P);
+  if (auto It = CE ? Idx->OwnerInits.find(CE) : Idx->OwnerInits.end(); It != Idx->OwnerInits.end())
+    return join(G, It->second, Move);
+  return refuse(G, Move, "the owner '" + N.Name + "' is moved here into something the storage "
+                         "rule does not follow");
+}
+
+/// An owner's initialiser: `d(p)`, `d{p}`, `d(p, D{})`, `d()` or `d(nullptr)`, or a move
+/// from another owner `d(std::move(e))`.
+bool DeviceStorage::classifyOwnerDef(Group &G, const StorageNode &N, const Expr *Init,
+                                     const FunctionDecl *Fn) {
+  const CXXConstructExpr *CE = constructionOf(Init);
+  if (!CE)
+    return refuse(G, Init, "'" + N.Name + "' is initialised here in a way the storage rule does "
+                           "not follow");
+  if (CE->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(CE->getArg(0)))
+    return true; // empty
+  const Expr *First = CE->getArg(0);
+  if (ownedDescriptorDeleter(First->getType()).isNull())
+    return classifyValue(G, N, First, Fn); // a pointer: null or a storage, which joins
+  const Expr *From = First->IgnoreParenImpCasts();
+  if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(From))
+    From = MT->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Move = dyn_cast<CallExpr>(From); Move && Move->getNumArgs() == 1)
+    From = Move->getArg(0);
+  if (std::optional<std::string> Key = ownerOf(From))
+    return join(G, *Key, CE);
+  return refuse(G, First, "'" + N.Name + "' takes its device copy here from an owner the "
+                          "storage rule does not follow");
+}
+
+bool DeviceStorage::classifyDef(Group &G, const StorageNode &N, const StorageRef &R) {
+  if (N.K == StorageNode::Owner)
+    return classifyOwnerDef(G, N, R.E, R.Fn);
+  return classifyValue(G, N, R.E, R.Fn);
+}
+
 std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<Note> &WhyNot) {
   std::optional<std::string> Start = storageOf(Arg);
   if (!Start)
@@ -598,15 +783,18 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
     std::string Key = G.Work.front();
     G.Work.pop_front();
     const StorageNode &N = Idx->Nodes[Key];
+    for (const StoragePeer &Peer : N.Peers)
+      if (!join(G, Peer.Key, Peer.At))
+        break;
     for (const StorageRef &R : N.Uses)
-      if (!classifyUse(G, N, R))
+      if (G.Why || !classifyUse(G, N, R))
         break;
     for (const StorageRef &R : N.Defs) {
       if (G.Why)
         break;
       if (R.Fn)
         G.Spans.insert(R.Fn);
-      classifyValue(G, N, R.E, R.Fn);
+      classifyDef(G, N, R);
     }
   }
   // A parameter of a function nothing here calls receives its pointer from
@@ -643,7 +831,7 @@ std::vector<DeviceStorage::Veto> DeviceStorage::vetoes() {
       if (!classifyUse(G, N, R))
         break;
     for (const StorageRef &R : N.Defs)
-      if (!G.Why && !classifyValue(G, N, R.E, R.Fn))
+      if (!G.Why && !classifyDef(G, N, R))
         break;
     if (G.Why)
       Out.push_back({Key, N.Name, *G.Why});

@@ -27,17 +27,28 @@ struct StorageRef {
   const clang::FunctionDecl *Fn = nullptr;
 };
 
+/// A storage that holds the same pointer as another whatever their uses
+/// say: an owner and the parameter of its deleter's `operator()`, which the
+/// owner's destructor calls with it (\p At: the owner's declaration).
+struct StoragePeer {
+  std::string Key;
+  clang::SourceLocation At;
+};
+
 /// A place a descriptor pointer lives: a variable (local, static, global,
 /// parameter), a field of every object of a class, what a function
-/// returns, or one element, at a constant index, of a local array or
-/// container of descriptor pointers (`maps[0]`). Keyed by the spelling position of its declaration, so that every
+/// returns, one element, at a constant index, of a local array or
+/// container of descriptor pointers (`maps[0]`), or a variable or field
+/// that owns it (`std::unique_ptr<CUtensorMap, D>`, read by `get()`). Keyed
+/// by the spelling position of its declaration, so that every
 /// instantiation of a template shares one storage.
 struct StorageNode {
-  enum Kind { Variable, Parameter, Field, Result, Element } K = Variable;
+  enum Kind { Variable, Parameter, Field, Result, Element, Owner } K = Variable;
   std::string Name;
   const clang::Decl *D = nullptr; // one declaration (for linkage and messages)
   std::vector<StorageRef> Uses;   // every reference (Result: every call)
-  std::vector<StorageRef> Defs;   // values stored into it from elsewhere
+  std::vector<StorageRef> Defs;   // values stored into it from elsewhere (Owner: its construction)
+  std::vector<StoragePeer> Peers; // storages of the same group by construction
   bool Closed = true;             // no other translation unit can reach it
   std::string WhyOpen;
 };
@@ -121,8 +132,27 @@ private:
   std::optional<std::string> storageOf(const clang::Expr *E);
   /// Adds the storage \p Key to \p G; false (refused) when it is open.
   bool join(Group &G, const std::string &Key, const clang::Stmt *At);
-  bool whyOpen(Group &G, const StorageNode &N, const clang::Stmt *At);
+  bool join(Group &G, const std::string &Key, clang::SourceLocation At);
+  bool whyOpen(Group &G, const StorageNode &N, clang::SourceLocation At);
+  /// Why a deleter's `operator()` (\p Op) may be called where this
+  /// translation unit does not show it: its class handed to code not seen,
+  /// or an argument of a template other than a descriptor owner.
+  bool deleterStaysInOwners(Group &G, const clang::CXXMethodDecl *Op, clang::SourceLocation At);
   bool classifyUse(Group &G, const StorageNode &N, const StorageRef &R);
+  bool classifyPointerUse(Group &G, const StorageNode &N, const StorageRef &R);
+  /// A use of an owner: `get()` reads the pointer, `if (d)` tests it, a move
+  /// into another owner joins it; anything else refuses.
+  bool classifyOwnerUse(Group &G, const StorageNode &N, const StorageRef &R);
+  bool classifyOwnerMove(Group &G, const StorageNode &N, const StorageRef &R,
+                         const clang::CallExpr *Move);
+  /// An owner's construction: from a pointer (which joins), null, or a move
+  /// from another owner (which joins).
+  bool classifyOwnerDef(Group &G, const StorageNode &N, const clang::Expr *Init,
+                        const clang::FunctionDecl *Fn);
+  bool classifyDef(Group &G, const StorageNode &N, const StorageRef &R);
+  /// The owner storage `d.get()` reads, or "".
+  std::string ownerRead(const clang::Expr *E);
+  std::optional<std::string> ownerOf(const clang::Expr *E);
   bool classifyParent(Group &G, const StorageNode &N, const StorageRef &R,
                       const clang::Expr *Cur, const clang::Stmt *P);
   bool classifyValue(Group &G, const StorageNode &N, const clang::Expr *V,
@@ -138,6 +168,7 @@ private:
   TextEdit derefEdit(const clang::Expr *A, clang::CharSourceRange Range);
   bool classifyPointerLaunch(Group &G, const clang::CallExpr *Call, const clang::Expr *Cur);
   bool refuse(Group &G, const clang::Stmt *At, std::string Why);
+  bool refuse(Group &G, clang::SourceLocation At, std::string Why);
   void addUse(Group &G, HostUseKind K, const clang::CallExpr *Call, const StorageRef &R,
               const std::string &Effect, std::string What);
   bool valueUsed(const clang::Stmt *Call, const clang::FunctionDecl *Fn);

@@ -33,6 +33,95 @@ bool holdsDeviceAddress(QualType T) {
 
 bool holdsDescriptorAddress(QualType T) { return holdsDescriptorPointer(T) || holdsDeviceAddress(T); }
 
+QualType ownedDescriptorDeleter(QualType T) {
+  if (T.isNull() || T->isReferenceType())
+    return {};
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(T.getCanonicalType()->getAsCXXRecordDecl());
+  if (!Spec || !Spec->isInStdNamespace() || Spec->getName() != "unique_ptr")
+    return {};
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  if (Args.size() != 2 || Args[0].getKind() != TemplateArgument::Type ||
+      Args[1].getKind() != TemplateArgument::Type || !isTensorMapRecord(Args[0].getAsType()))
+    return {};
+  return Args[1].getAsType();
+}
+
+bool mayBeDeleter(const CXXRecordDecl *RD) {
+  RD = RD ? RD->getDefinition() : nullptr;
+  // A lambda is never a deleter the rule follows (deleterCallOf refuses
+  // it): its parameters are those of a callable, followed through its calls.
+  if (!RD || RD->isLambda())
+    return false;
+  return llvm::any_of(RD->methods(), [](const CXXMethodDecl *M) {
+    return M->getOverloadedOperator() == OO_Call &&
+           llvm::any_of(M->parameters(),
+                        [](const ParmVarDecl *P) { return holdsDescriptorPointer(P->getType()); });
+  });
+}
+
+DeleterCall deleterCallOf(QualType D, const SourceText &ST) {
+  DeleterCall C;
+  QualType T = D.getCanonicalType();
+  PrintingPolicy Policy{LangOptions()};
+  Policy.SuppressTagKeyword = true;
+  std::string Spelled = "'" + D.getAsString(Policy) + "'";
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  if (T->isPointerType() || T->isReferenceType() || T->isFunctionType()) {
+    C.WhyNot = "the function its deleter " + Spelled + " points to, a call the tool cannot edit";
+  } else if (!RD || !RD->getDefinition()) {
+    C.WhyNot = "its deleter " + Spelled + ", which is not a class defined here";
+  } else if (RD->isLambda()) {
+    C.WhyNot = "a lambda deleter, whose free the tool does not edit (a class with an "
+               "'operator()(CUtensorMap *)' it does)";
+  } else if (ST.inSystemHeader(RD->getLocation())) {
+    C.WhyNot = "the library's deleter " + Spelled + ", which the tool cannot edit" +
+               (RD->getName() == "default_delete" ? " (a delete of device memory)" : "");
+  }
+  if (!C.WhyNot.empty())
+    return C;
+  RD = RD->getDefinition();
+  unsigned Ops = 0;
+  for (const Decl *M : RD->decls()) {
+    const auto *FD = dyn_cast<FunctionDecl>(M);
+    if (const auto *FT = dyn_cast<FunctionTemplateDecl>(M))
+      FD = FT->getTemplatedDecl();
+    if (FD && FD->getOverloadedOperator() == OO_Call) {
+      ++Ops;
+      C.Op = isa<FunctionTemplateDecl>(M) ? nullptr : cast<CXXMethodDecl>(FD);
+    }
+  }
+  const FunctionDecl *Def = C.Op ? C.Op->getDefinition() : nullptr;
+  if (Ops != 1 || !Def || C.Op->getNumParams() != 1 ||
+      !isDescriptorPointer(C.Op->getParamDecl(0)->getType())) {
+    C.Op = nullptr;
+    C.WhyNot = "its deleter " + Spelled + ", which has no one 'operator()(CUtensorMap *)' whose "
+               "body is seen here";
+  }
+  return C;
+}
+
+const CXXConstructExpr *constructionOf(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParens();
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+      return CE;
+    if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
+      E = EWC->getSubExpr();
+    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = BT->getSubExpr();
+    else if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = MT->getSubExpr();
+    else if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E))
+      E = FC->getSubExpr();
+    else if (const auto *IC = dyn_cast<ImplicitCastExpr>(E); IC && IC->getCastKind() == CK_NoOp)
+      E = IC->getSubExpr();
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
 std::string StorageIndex::keyAt(char Kind, const Decl *D) const {
   SourcePoint P = ST.point(ST.SM.getExpansionLoc(D->getLocation()));
   return std::string(1, Kind) + ":" + P.File + ":" + std::to_string(P.Offset);
@@ -122,7 +211,7 @@ static void recordsHolding(QualType T, std::vector<const RecordDecl *> &Out, uns
     return;
   RD = RD->getDefinition();
   for (const FieldDecl *F : RD->fields()) {
-    if (holdsDescriptorAddress(F->getType()))
+    if (holdsDescriptorAddress(F->getType()) || !ownedDescriptorDeleter(F->getType()).isNull())
       Out.push_back(RD);
     else
       recordsHolding(F->getType(), Out, Depth + 1);
@@ -185,12 +274,18 @@ public:
   bool TraverseConstructorInitializer(CXXCtorInitializer *Init) {
     if (Init->isWritten() && Init->getMember() && holdsDescriptorAddress(Init->getMember()->getType()))
       fieldNode(Init->getMember()).Defs.push_back({Init->getInit(), top()});
+    if (Init->isWritten() && Init->getMember() && isOwner(Init->getMember())) {
+      ownerNode(Init->getMember()).Defs.push_back({Init->getInit(), top()});
+      initialises(Init->getInit(), I.fieldKey(Init->getMember()));
+    }
     return RecursiveASTVisitor::TraverseConstructorInitializer(Init);
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *R) {
     if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && holdsDescriptorAddress(V->getType()))
       variableNode(V).Uses.push_back({R, top()});
+    if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && isOwner(V))
+      ownerNode(V).Uses.push_back({R, top()});
     if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && isPointerContainer(V))
       ContainerRefs[V].push_back(R);
     if (const auto *FD = dyn_cast<FunctionDecl>(R->getDecl()))
@@ -202,6 +297,8 @@ public:
     if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
         F && holdsDescriptorAddress(F->getType()))
       fieldNode(F).Uses.push_back({ME, top()});
+    if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()); F && isOwner(F))
+      ownerNode(F).Uses.push_back({ME, top()});
     return true;
   }
 
@@ -232,6 +329,8 @@ public:
   }
 
   bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
+    if (QualType Del = ownedDescriptorDeleter(CE->getType()); !Del.isNull())
+      OwnerConstructions.push_back({CE, Del});
     const CXXConstructorDecl *Ctor = CE->getConstructor();
     if (!Ctor || I.ST.inSystemHeader(Ctor->getLocation()))
       return true;
@@ -252,6 +351,16 @@ public:
   }
 
   bool VisitVarDecl(VarDecl *V) {
+    if (isOwner(V)) {
+      StorageNode &N = ownerNode(V);
+      if (V->getInit()) {
+        N.Defs.push_back({V->getInit(), top()});
+        initialises(V->getInit(), I.variableKey(V));
+      }
+      linkDeleter(I.variableKey(V), ownedDescriptorDeleter(V->getType()), V->getLocation());
+      return true;
+    }
+    ownersElsewhere(V->getType(), V->getLocation());
     if (isa<ParmVarDecl>(V) || !holdsDescriptorAddress(V->getType()))
       return true;
     StorageNode &N = variableNode(V);
@@ -261,6 +370,16 @@ public:
   }
 
   bool VisitFieldDecl(FieldDecl *F) {
+    if (isOwner(F)) {
+      StorageNode &N = ownerNode(F);
+      if (F->hasInClassInitializer() && F->getInClassInitializer()) {
+        N.Defs.push_back({F->getInClassInitializer(), nullptr});
+        initialises(F->getInClassInitializer(), I.fieldKey(F));
+      }
+      linkDeleter(I.fieldKey(F), ownedDescriptorDeleter(F->getType()), F->getLocation());
+      return true;
+    }
+    ownersElsewhere(F->getType(), F->getLocation());
     if (!holdsDescriptorAddress(F->getType()))
       return true;
     StorageNode &N = fieldNode(F);
@@ -280,11 +399,46 @@ public:
     return true;
   }
 
+  /// A template argument that is a possible deleter, or an owner with one,
+  /// of any template but the owner itself: that template's code may call
+  /// the deleter where the tool does not see.
+  bool VisitTemplateSpecializationTypeLoc(TemplateSpecializationTypeLoc TL) {
+    const auto *TST = TL.getTypePtr();
+    const CXXRecordDecl *Own = deleterRecord(ownedDescriptorDeleter(QualType(TST, 0)));
+    for (const TemplateArgument &A : TST->template_arguments()) {
+      if (A.getKind() != TemplateArgument::Type)
+        continue;
+      const CXXRecordDecl *D = deleterRecord(A.getAsType());
+      if (!D)
+        D = deleterRecord(ownedDescriptorDeleter(A.getAsType()));
+      if (D && D != Own)
+        I.DeleterElsewhere.emplace(D, TL.getBeginLoc());
+    }
+    return true;
+  }
+
+  /// An object of a possible deleter's class, outside the class's own
+  /// members: where it goes decides whether its operator() is seen.
+  bool VisitExpr(Expr *E) {
+    const CXXRecordDecl *D = deleterRecord(E->getType().getNonReferenceType());
+    const auto *InMember = Innermost.empty() ? nullptr : dyn_cast<CXXMethodDecl>(Innermost.back());
+    if (D && !(InMember && InMember->getParent()->getCanonicalDecl() == D))
+      I.DeleterObjects[D].push_back({E, top()});
+    return true;
+  }
+
   void finish() {
     for (auto &[R, FD] : FunctionRefs)
       if (!CalleeRefs.count(R))
         I.AddressTaken.insert(patternOf(FD)->getFirstDecl());
     closeContainers();
+    // An owner made other than as an owner storage's initialiser (a
+    // temporary, an element of an array, a heap object) is destroyed where
+    // the tool does not follow it, with a pointer it does not follow.
+    for (auto &[CE, Del] : OwnerConstructions)
+      if (!I.OwnerInits.count(CE))
+        if (const CXXRecordDecl *D = deleterRecord(Del))
+          I.DeleterElsewhere.emplace(D, CE->getBeginLoc());
   }
 
 private:
@@ -349,6 +503,68 @@ private:
     return I.node(I.variableKey(V), Param ? StorageNode::Parameter : StorageNode::Variable, V,
                   V->getNameAsString());
   }
+  /// The owners of a descriptor: variables (not parameters) and fields.
+  static bool isOwner(const ValueDecl *D) {
+    return !isa<ParmVarDecl>(D) && !ownedDescriptorDeleter(D->getType()).isNull();
+  }
+  StorageNode &ownerNode(const ValueDecl *D) {
+    if (const auto *F = dyn_cast<FieldDecl>(D))
+      return I.node(I.fieldKey(F), StorageNode::Owner, F,
+                    F->getParent()->getNameAsString() + "::" + F->getNameAsString());
+    return I.node(I.variableKey(cast<VarDecl>(D)), StorageNode::Owner, D, D->getNameAsString());
+  }
+
+  /// The owner's destructor calls its deleter's operator() with the owned
+  /// pointer: the owner and that parameter are one storage's two names. A
+  /// deleter the tool cannot follow leaves the owner open, saying why.
+  void linkDeleter(const std::string &OwnerKey, QualType Del, SourceLocation At) {
+    if (!Linked.insert(OwnerKey).second)
+      return;
+    StorageNode &O = I.Nodes[OwnerKey];
+    DeleterCall C = deleterCallOf(Del, I.ST);
+    if (!C.Op) {
+      O.Closed = false;
+      O.WhyOpen = "'" + O.Name + "' frees the device copy through " + C.WhyNot;
+      return;
+    }
+    const ParmVarDecl *PV = definitionOf(C.Op)->getParamDecl(0);
+    std::string ParamKey = I.parameterKey(C.Op, 0);
+    I.node(ParamKey, StorageNode::Parameter, PV, PV->getNameAsString()).Peers.push_back({OwnerKey, At});
+    O.Peers.push_back({ParamKey, At});
+  }
+
+  /// A declaration whose type holds owners without being one (an array of
+  /// owners): their deleter runs where the tool does not follow them.
+  void ownersElsewhere(QualType T, SourceLocation At) {
+    T = T.getNonReferenceType();
+    while (T->isArrayType() || T->isPointerType())
+      T = T->isPointerType() ? T->getPointeeType() : QualType(T->getPointeeOrArrayElementType(), 0);
+    if (const CXXRecordDecl *D = deleterRecord(ownedDescriptorDeleter(T)))
+      I.DeleterElsewhere.emplace(D, At);
+  }
+
+  /// The class of \p T when it may be a deleter, canonical; else null.
+  const CXXRecordDecl *deleterRecord(QualType T) {
+    if (T.isNull())
+      return nullptr;
+    const CXXRecordDecl *RD = T.getCanonicalType()->getAsCXXRecordDecl();
+    if (!RD)
+      return nullptr;
+    RD = RD->getCanonicalDecl();
+    auto It = MayDelete.find(RD);
+    if (It == MayDelete.end())
+      It = MayDelete.emplace(RD, mayBeDeleter(RD)).first;
+    return It->second ? RD : nullptr;
+  }
+
+  std::set<std::string> Linked;
+  std::map<const CXXRecordDecl *, bool> MayDelete;
+  std::vector<std::pair<const CXXConstructExpr *, QualType>> OwnerConstructions;
+  void initialises(const Expr *Init, std::string OwnerKey) {
+    if (const CXXConstructExpr *CE = constructionOf(Init))
+      I.OwnerInits.emplace(CE, std::move(OwnerKey));
+  }
+
   StorageNode &fieldNode(const FieldDecl *F) {
     return I.node(I.fieldKey(F), StorageNode::Field, F,
                   F->getParent()->getNameAsString() + "::" + F->getNameAsString());

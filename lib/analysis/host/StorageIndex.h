@@ -20,6 +20,29 @@ bool holdsDeviceAddress(clang::QualType T);
 /// What a storage of the rule may be: either of the two above.
 bool holdsDescriptorAddress(clang::QualType T);
 
+/// `std::unique_ptr<CUtensorMap, D>`, however spelled (an alias, a typedef,
+/// cv, the library's inline namespace): its deleter type D; a null type for
+/// any other type (a reference to an owner included).
+clang::QualType ownedDescriptorDeleter(clang::QualType T);
+
+/// Why the owner's deleter \p D cannot be followed to its free (the default
+/// deleter, a function pointer, a lambda, a class without one seen
+/// `operator()(CUtensorMap *)`), or its call operator.
+struct DeleterCall {
+  const clang::CXXMethodDecl *Op = nullptr;
+  std::string WhyNot;
+};
+DeleterCall deleterCallOf(clang::QualType D, const SourceText &ST);
+
+/// A class (not a lambda) with a user `operator()` taking a descriptor
+/// pointer: it may free a device copy when called, and an owner may call it
+/// from its destructor.
+bool mayBeDeleter(const clang::CXXRecordDecl *RD);
+
+/// The construction \p E makes (through cleanups, temporaries and the
+/// functional cast of `T(p)`), or null.
+const clang::CXXConstructExpr *constructionOf(const clang::Expr *E);
+
 struct StorageIndex {
   StorageIndex(clang::ASTContext &Ctx, const SourceText &ST);
 
@@ -32,6 +55,16 @@ struct StorageIndex {
   /// whose body is not seen (which may read or change the field), by the
   /// record that declares the field.
   std::map<const clang::RecordDecl *, const clang::Expr *> RecordEscapes;
+  /// Every expression of a class type that may be a deleter (mayBeDeleter),
+  /// outside that class's own members: a deleter object handed to code that
+  /// is not seen may run its `operator()` there.
+  std::map<const clang::CXXRecordDecl *, std::vector<StorageRef>> DeleterObjects;
+  /// The first place a possible deleter is a template argument of a type
+  /// other than a descriptor owner (`std::unique_ptr<CUtensorMap[], D>`,
+  /// `std::tuple<..., D>`), whose code may call its `operator()` unseen.
+  std::map<const clang::CXXRecordDecl *, clang::SourceLocation> DeleterElsewhere;
+  /// The owner storage each owner initialiser constructs (`d(fresh)`).
+  std::map<const clang::CXXConstructExpr *, std::string> OwnerInits;
   /// A call that captures or replays a CUDA graph, if any.
   const clang::CallExpr *GraphAt = nullptr;
 

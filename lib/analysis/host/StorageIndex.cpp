@@ -420,6 +420,9 @@ public:
   /// An object of a possible deleter's class, outside the class's own
   /// members: where it goes decides whether its operator() is seen.
   bool VisitExpr(Expr *E) {
+    // Some dependent expressions (a substituted pack) have no type.
+    if (E->getType().isNull() || E->isTypeDependent())
+      return true;
     const CXXRecordDecl *D = deleterRecord(E->getType().getNonReferenceType());
     const auto *InMember = Innermost.empty() ? nullptr : dyn_cast<CXXMethodDecl>(Innermost.back());
     if (D && !(InMember && InMember->getParent()->getCanonicalDecl() == D))

@@ -5,6 +5,7 @@
 #include "Types.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
 
 #include <algorithm>
@@ -146,6 +147,30 @@ const CudaApi *cudaApiOf(const clang::CallExpr *CE) {
   return CE ? cudaApi(calleeName(CE)) : nullptr;
 }
 
+/// `&h`, `&s.map`, `&a[0]` of a host object the program names (not through a
+/// pointer, not a `__device__` or `__constant__` variable): memory that
+/// cudaMemcpyDefault reads as host memory.
+static bool addressOfHostObject(const clang::Expr *E) {
+  using namespace clang;
+  const auto *UO = dyn_cast<UnaryOperator>(E->IgnoreParenCasts());
+  if (!UO || UO->getOpcode() != UO_AddrOf)
+    return false;
+  const Expr *Obj = UO->getSubExpr()->IgnoreParens();
+  for (;;) {
+    if (const auto *ME = dyn_cast<MemberExpr>(Obj); ME && !ME->isArrow())
+      Obj = ME->getBase()->IgnoreParens();
+    else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Obj);
+             AS && AS->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
+      Obj = AS->getBase()->IgnoreParenImpCasts();
+    else
+      break;
+  }
+  const auto *R = dyn_cast<DeclRefExpr>(Obj);
+  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+  return V && !V->getType()->isReferenceType() && !V->hasAttr<CUDADeviceAttr>() &&
+         !V->hasAttr<CUDAConstantAttr>() && !V->hasAttr<CUDASharedAttr>();
+}
+
 bool isWholeDescriptorCopy(const clang::CallExpr *Call, const CudaApi &Api,
                            clang::ASTContext &Ctx) {
   if (Api.Role != ApiRole::Copy ||
@@ -154,9 +179,15 @@ bool isWholeDescriptorCopy(const clang::CallExpr *Call, const CudaApi &Api,
   clang::Expr::EvalResult Size, Kind;
   if (!Call->getArg(Api.SizeArg)->EvaluateAsInt(Size, Ctx) || Size.Val.getInt() != 128)
     return false;
-  return Api.KindArg < 0 ||
-         (Call->getArg(Api.KindArg)->EvaluateAsInt(Kind, Ctx) &&
-          (Kind.Val.getInt() == 1 /*HostToDevice*/ || Kind.Val.getInt() == 4 /*Default*/));
+  if (Api.KindArg < 0)
+    return true;
+  if (!Call->getArg(Api.KindArg)->EvaluateAsInt(Kind, Ctx))
+    return false;
+  // cudaMemcpyDefault goes by the address: only a named host object's
+  // address is known to be host memory.
+  return Kind.Val.getInt() == 1 /*HostToDevice*/ ||
+         (Kind.Val.getInt() == 4 /*Default*/ && Api.Src >= 0 &&
+          addressOfHostObject(Call->getArg(Api.Src)));
 }
 
 } // namespace tma::analysis

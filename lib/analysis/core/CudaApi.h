@@ -67,7 +67,8 @@ const CudaApi *cudaApi(llvm::StringRef Name);
 /// The API \p CE calls directly, or null.
 const CudaApi *cudaApiOf(const clang::CallExpr *CE);
 /// A host-to-device copy of one whole descriptor: 128 bytes and, where the
-/// API takes a kind, cudaMemcpyHostToDevice or cudaMemcpyDefault.
+/// API takes a kind, cudaMemcpyHostToDevice, or cudaMemcpyDefault from the
+/// address of a host object the program names (`&h`, `&plan.map`).
 bool isWholeDescriptorCopy(const clang::CallExpr *Call, const CudaApi &Api,
                            clang::ASTContext &Ctx);
 /// cudaApi(Name) when it has \p Role, else null.

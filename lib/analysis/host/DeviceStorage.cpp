@@ -150,6 +150,8 @@ SourceSpan DeviceStorage::spanOf(const FunctionDecl *Fn) {
 /// show: the calls of a function whose address is taken or that is virtual,
 /// another unit's calls, a global another unit names, device memory.
 bool DeviceStorage::whyOpen(Group &G, const StorageNode &N, SourceLocation At) {
+  if (!N.Closed)
+    return refuse(G, At, N.WhyOpen);
   const FunctionDecl *Owner = nullptr;
   if (N.K == StorageNode::Result)
     Owner = cast<FunctionDecl>(N.D);
@@ -167,13 +169,16 @@ bool DeviceStorage::whyOpen(Group &G, const StorageNode &N, SourceLocation At) {
     if (In.CallableElsewhere)
       if (std::optional<std::string> Why = In.CallableElsewhere(Owner))
         return refuse(G, At, *Why);
+    if (const auto *M = dyn_cast<CXXMethodDecl>(Owner))
+      if (auto It = Idx->LibraryHandled.find(M->getParent()->getCanonicalDecl());
+          It != Idx->LibraryHandled.end())
+        return refuse(G, At, "'" + Owner->getQualifiedNameAsString() + "' may be called by '" +
+                                 It->second + "', library code the tool does not see");
     if (const auto *Op = dyn_cast<CXXMethodDecl>(Owner);
         Op && Op->getOverloadedOperator() == OO_Call && mayBeDeleter(Op->getParent()))
-      return deleterStaysInOwners(G, Op, At);
+      return deleterClosed(G, Op, At) && deleterStaysInOwners(G, Op, At);
     return true;
   }
-  if (!N.Closed)
-    return refuse(G, At, N.WhyOpen);
   if (const auto *V = dyn_cast<VarDecl>(N.D)) {
     if (V->hasAttr<CUDADeviceAttr>() || V->hasAttr<CUDAConstantAttr>() ||
         V->hasAttr<CUDASharedAttr>())
@@ -193,6 +198,24 @@ bool DeviceStorage::whyOpen(Group &G, const StorageNode &N, SourceLocation At) {
                         "' is passed here to code whose body is not seen, which may read or "
                         "change it");
   }
+  return true;
+}
+
+/// A deleter whose edit no other code can reach: no class derives from it
+/// (an `operator()` it inherits would free that class's owners' copies
+/// too), and it is declared in this file (another translation unit may own
+/// device copies with it).
+bool DeviceStorage::deleterClosed(Group &G, const CXXMethodDecl *Op, SourceLocation At) {
+  const CXXRecordDecl *D = Op->getParent()->getCanonicalDecl();
+  std::string Name = "'" + D->getNameAsString() + "'";
+  if (auto It = Idx->DerivedFrom.find(D); It != Idx->DerivedFrom.end())
+    return refuse(G, It->second->getLocation(),
+                  "'" + It->second->getNameAsString() + "' derives from the deleter " + Name +
+                      ", whose 'operator()' it inherits for owners the rule does not follow");
+  const SourceManager &SM = ST.SM;
+  if (!SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
+    return refuse(G, At, "the deleter " + Name + " is declared in a header: another translation "
+                         "unit may own device copies with it");
   return true;
 }
 
@@ -799,9 +822,14 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
   }
   // A parameter of a function nothing here calls receives its pointer from
   // callers in other translation units, which are analysed with it.
+  // Only a function other units can name has such callers: a lambda's or
+  // a static function's parameter with no call here is called unseen.
   bool Uncalled = llvm::all_of(G.Members, [&](const std::string &K) {
     const StorageNode &N = Idx->Nodes[K];
-    return N.K == StorageNode::Parameter && N.Defs.empty();
+    const auto *Fn = dyn_cast<FunctionDecl>(N.D->getDeclContext());
+    const auto *M = dyn_cast_or_null<CXXMethodDecl>(Fn);
+    return N.K == StorageNode::Parameter && N.Defs.empty() && Fn && Fn->isExternallyVisible() &&
+           !(M && M->getParent()->isLambda());
   });
   if (!G.Why && !Uncalled && (G.Allocs == 0 || G.Copies == 0))
     refuse(G, Arg, G.Allocs ? "no host-to-device copy of a CUtensorMap into '" + G.R.Name + "' is seen"

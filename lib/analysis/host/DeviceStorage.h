@@ -137,6 +137,7 @@ private:
   /// Why a deleter's `operator()` (\p Op) may be called where this
   /// translation unit does not show it: its class handed to code not seen,
   /// or an argument of a template other than a descriptor owner.
+  bool deleterClosed(Group &G, const clang::CXXMethodDecl *Op, clang::SourceLocation At);
   bool deleterStaysInOwners(Group &G, const clang::CXXMethodDecl *Op, clang::SourceLocation At);
   bool classifyUse(Group &G, const StorageNode &N, const StorageRef &R);
   bool classifyPointerUse(Group &G, const StorageNode &N, const StorageRef &R);

@@ -253,6 +253,8 @@ public:
       Innermost.push_back(FD);
       if (holdsDescriptorAddress(FD->getReturnType()) && !isKernel(FD))
         I.node(I.resultKey(FD), StorageNode::Result, FD, FD->getQualifiedNameAsString());
+      else if (FD->getTemplateInstantiationPattern())
+        I.OtherInstantiationType.emplace(I.resultKey(FD), FD->getReturnType().getAsString());
     }
     bool R = RecursiveASTVisitor::TraverseDecl(D);
     if (Push) {
@@ -303,6 +305,7 @@ public:
   }
 
   bool VisitCallExpr(CallExpr *CE) {
+    handedToLibrary(CE->getDirectCallee());
     if (const auto *Callee = dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
       CalleeRefs.insert(Callee);
     const FunctionDecl *FD = CE->getDirectCallee();
@@ -329,6 +332,7 @@ public:
   }
 
   bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
+    handedToLibrary(CE->getConstructor());
     if (QualType Del = ownedDescriptorDeleter(CE->getType()); !Del.isNull())
       OwnerConstructions.push_back({CE, Del});
     const CXXConstructorDecl *Ctor = CE->getConstructor();
@@ -361,6 +365,8 @@ public:
       return true;
     }
     ownersElsewhere(V->getType(), V->getLocation());
+    if (!holdsDescriptorAddress(V->getType()) && inInstantiation(V))
+      I.OtherInstantiationType.emplace(I.variableKey(V), V->getType().getAsString());
     if (isa<ParmVarDecl>(V) || !holdsDescriptorAddress(V->getType()))
       return true;
     StorageNode &N = variableNode(V);
@@ -380,6 +386,8 @@ public:
       return true;
     }
     ownersElsewhere(F->getType(), F->getLocation());
+    if (!holdsDescriptorAddress(F->getType()) && inInstantiation(F))
+      I.OtherInstantiationType.emplace(I.fieldKey(F), F->getType().getAsString());
     if (!holdsDescriptorAddress(F->getType()))
       return true;
     StorageNode &N = fieldNode(F);
@@ -430,11 +438,27 @@ public:
     return true;
   }
 
+  bool VisitCXXRecordDecl(CXXRecordDecl *RD) {
+    if (RD->hasDefinition())
+      for (const CXXBaseSpecifier &B : RD->getDefinition()->bases())
+        if (const CXXRecordDecl *Base = B.getType()->getAsCXXRecordDecl())
+          I.DerivedFrom.emplace(Base->getCanonicalDecl(), RD->getCanonicalDecl());
+    return true;
+  }
+
   void finish() {
     for (auto &[R, FD] : FunctionRefs)
       if (!CalleeRefs.count(R))
         I.AddressTaken.insert(patternOf(FD)->getFirstDecl());
     closeContainers();
+    // One instantiation's type for a shared storage closes it for all.
+    for (auto &[Key, Type] : I.OtherInstantiationType)
+      if (auto It = I.Nodes.find(Key); It != I.Nodes.end() && It->second.Closed) {
+        It->second.Closed = false;
+        It->second.WhyOpen = "'" + It->second.Name +
+                             "' is declared in a template, and one instantiation gives it the "
+                             "type '" + Type + "', which an edit of the shared text would change too";
+      }
     // An owner made other than as an owner storage's initialiser (a
     // temporary, an element of an array, a heap object) is destroyed where
     // the tool does not follow it, with a pointer it does not follow.
@@ -451,6 +475,48 @@ private:
   std::set<const DeclRefExpr *> CalleeRefs;
 
   const FunctionDecl *top() const { return Stack.empty() ? nullptr : Stack.back(); }
+
+  /// \p D is declared in an instantiation of a template (a function, a
+  /// class, a generic lambda's call operator): its text is the pattern's.
+  static bool inInstantiation(const Decl *D) {
+    for (const DeclContext *C = D->getDeclContext(); C; C = C->getParent()) {
+      if (const auto *FD = dyn_cast<FunctionDecl>(C); FD && FD->getTemplateInstantiationPattern())
+        return true;
+      if (const auto *CS = dyn_cast<ClassTemplateSpecializationDecl>(C);
+          CS && CS->getSpecializationKind() != TSK_ExplicitSpecialization)
+        return true;
+    }
+    return false;
+  }
+
+  /// A library template \p FD (a specialization, or a member of one) whose
+  /// template arguments name user classes: it may construct or call them.
+  void handedToLibrary(const FunctionDecl *FD) {
+    if (!FD || !I.ST.inSystemHeader(FD->getLocation()))
+      return;
+    // A descriptor owner's members call its deleter only as the owner
+    // rule follows (its destructor); the rule checks that deleter itself.
+    const auto *CS = dyn_cast<ClassTemplateSpecializationDecl>(FD->getDeclContext());
+    if (CS && !ownedDescriptorDeleter(I.Ctx.getCanonicalTagType(CS)).isNull())
+      return;
+    std::vector<const TemplateArgumentList *> Lists;
+    if (const TemplateArgumentList *Args = FD->getTemplateSpecializationArgs())
+      Lists.push_back(Args);
+    if (CS)
+      Lists.push_back(&CS->getTemplateArgs());
+    for (const TemplateArgumentList *Args : Lists)
+      for (const TemplateArgument &A : Args->asArray())
+        if (A.getKind() == TemplateArgument::Type)
+          handedType(A.getAsType(), FD);
+  }
+  void handedType(QualType T, const FunctionDecl *FD) {
+    T = T.getNonReferenceType();
+    while (T->isPointerType())
+      T = T->getPointeeType();
+    const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+    if (RD && !I.ST.inSystemHeader(RD->getLocation()))
+      I.LibraryHandled.emplace(RD->getCanonicalDecl(), FD->getQualifiedNameAsString());
+  }
 
   /// The references of each container of descriptor pointers, those that
   /// name one element at a constant index, and its element storages.

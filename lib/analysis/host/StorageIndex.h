@@ -65,6 +65,20 @@ struct StorageIndex {
   std::map<const clang::CXXRecordDecl *, clang::SourceLocation> DeleterElsewhere;
   /// The owner storage each owner initialiser constructs (`d(fresh)`).
   std::map<const clang::CXXConstructExpr *, std::string> OwnerInits;
+  /// Storages of a template (keyed by the pattern's position, so shared by
+  /// every instantiation) that one instantiation declares with a type the
+  /// rule does not follow (`T *p` with T = float): an edit of the shared
+  /// text would change that instantiation too. The key's first such type.
+  std::map<std::string, std::string> OtherInstantiationType;
+  /// User classes handed to library code as a template argument
+  /// (`std::make_unique<Plan>`, `std::function<...>` from a lambda,
+  /// `std::vector<Plan>::emplace_back`): their constructors and call
+  /// operators may run there with arguments the tool does not see. The
+  /// library function, for the message.
+  std::map<const clang::CXXRecordDecl *, std::string> LibraryHandled;
+  /// Classes that derive from each class: an `operator()` they inherit
+  /// runs for their objects too.
+  std::map<const clang::CXXRecordDecl *, const clang::CXXRecordDecl *> DerivedFrom;
   /// A call that captures or replays a CUDA graph, if any.
   const clang::CallExpr *GraphAt = nullptr;
 

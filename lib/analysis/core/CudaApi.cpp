@@ -167,7 +167,9 @@ static bool addressOfHostObject(const clang::Expr *E) {
   }
   const auto *R = dyn_cast<DeclRefExpr>(Obj);
   const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
-  return V && !V->getType()->isReferenceType() && !V->hasAttr<CUDADeviceAttr>() &&
+  // A reference counts as the host object it names: host code binds one to
+  // device memory only by dereferencing a device pointer.
+  return V && !V->hasAttr<CUDADeviceAttr>() &&
          !V->hasAttr<CUDAConstantAttr>() && !V->hasAttr<CUDASharedAttr>();
 }
 

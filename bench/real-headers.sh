@@ -69,6 +69,7 @@ echo "| run | wall: tool / clang both sides | CPU | peak memory |"
 echo "|---|---|---|---|"
 bench "gemm_collection.cu rewritten in place, verified" "$gemm"
 bench "gemm_collection.cu --dry-run, verified" "$gemm" --dry-run
+bench "gemm_collection.cu --dry-run, verified, --no-header-reuse" "$gemm" --dry-run --no-header-reuse
 bench "gemm_collection.cu --no-verify --dry-run" "$gemm" --no-verify --dry-run
 bench "plain_collection.cu (nothing to rewrite)" "$plain"
 bench "plain_collection.cu --no-prefilter" "$plain" --no-prefilter

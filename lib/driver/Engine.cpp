@@ -5,6 +5,7 @@
 #include "tma/Format.h"
 #include "tma/Output.h"
 #include "tma/Prefilter.h"
+#include "tma/SideParse.h"
 #include "tma/SourceText.h"
 
 #include "clang/Basic/Diagnostic.h"
@@ -25,50 +26,16 @@
 using namespace clang;
 
 namespace tma {
-namespace {
-
-/// Collects errors with their positions; prints nothing.
-class ErrorCollector : public DiagnosticConsumer {
-public:
-  std::vector<CompilerError> Errors;
-  /// A fatal error stops clang's diagnostics (later errors go unreported), and
-  /// an error without a position (a bad flag) may affect any code: after
-  /// either, no part of the TU can be trusted.
-  bool Untrustworthy = false;
-  void HandleDiagnostic(DiagnosticsEngine::Level Level, const Diagnostic &Info) override {
-    DiagnosticConsumer::HandleDiagnostic(Level, Info);
-    if (Level < DiagnosticsEngine::Error)
-      return;
-    if (Level == DiagnosticsEngine::Fatal || !Info.getLocation().isValid())
-      Untrustworthy = true;
-    CompilerError E;
-    llvm::SmallString<256> Msg;
-    Info.FormatDiagnostic(Msg);
-    E.Message = std::string(Msg);
-    E.DiagID = Info.getID();
-    if (Info.hasSourceManager() && Info.getLocation().isValid()) {
-      const SourceManager &SM = Info.getSourceManager();
-      SourceLocation L = SM.getFileLoc(Info.getLocation());
-      // A system macro (`__shared__`) spelled at the user's position is the
-      // user's statement; a user macro's expansion is not followed.
-      E.InMacro = Info.getLocation().isMacroID() &&
-                  !SM.isInSystemHeader(SM.getSpellingLoc(Info.getLocation()));
-      if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(SM.getFileID(L))) {
-        E.Where.File = normalizePath(FE->getName());
-        E.Where.Offset = SM.getFileOffset(L);
-        E.Where.Line = SM.getSpellingLineNumber(L);
-        E.Where.Column = SM.getSpellingColumnNumber(L);
-      }
-    }
-    Errors.push_back(std::move(E));
-  }
-};
-
-} // namespace
+/// Could a TU with these facts be edited? Only then is its preamble kept
+/// for the verification parse.
+static bool mayBeEdited(const PassFacts &F) {
+  return !F.Params.empty() || !F.Launches.empty() || !F.Buffers.empty() || !F.Launchers.empty();
+}
 
 PassRun runPass(CudaSide Side, const std::string &MainFile,
                 const std::map<std::string, std::string> &Overlay,
-                const CompileOptions &Compile, const EngineOptions &Opts, bool Analyze) {
+                const CompileOptions &Compile, const EngineOptions &Opts, bool Analyze,
+                PreambleUse Use) {
   PassRun R;
   auto Main = Overlay.find(MainFile);
   std::string MainText;
@@ -80,35 +47,23 @@ PassRun runPass(CudaSide Side, const std::string &MainFile,
   } else {
     MainText = Main->second;
   }
-  tooling::FileContentMappings Mapped;
-  for (const auto &[Path, Text] : Overlay)
-    if (Path != MainFile)
-      Mapped.push_back({Path, Text});
-  Mapped.push_back({nvccCompatHeaderPath().str(), nvccCompatHeader().str()});
-  ErrorCollector Collector;
-  std::unique_ptr<ASTUnit> AST = tooling::buildASTFromCodeWithArgs(
-      MainText, passArguments(Side, Compile), MainFile, "tma-modernize",
-      std::make_shared<PCHContainerOperations>(),
-      tooling::getClangStripDependencyFileAdjuster(), Mapped, &Collector);
-  R.Errors = std::move(Collector.Errors);
-  if (!AST || Collector.Untrustworthy)
+  if (!Opts.Preambles)
+    Use = PreambleUse::None;
+  ParsedSide P = parseSide(Side, MainFile, MainText, Overlay, Compile, Opts.Preambles.get(), Use);
+  R.Errors = std::move(P.Errors);
+  if (!P.AST || P.Untrustworthy)
     return R;
   R.Ran = true;
+  R.ReadPreamble = P.Preamble && !P.Built;
   if (Analyze) {
     AnalysisOptions Analysis = Opts.Analysis;
     Analysis.ParamSpaceLimit = paramSpaceLimitFor(Compile, Analysis.ParamSpaceLimit);
-    R.Facts = analyzePass(AST->getASTContext(), sideName(Side), Analysis);
-    R.MayHide = markContainedErrors(AST->getASTContext(), AST->getPreprocessor(), R.Facts, R.Errors);
-    const SourceManager &SM = AST->getSourceManager();
-    for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
-      std::string Real = normalizePath(It->first.getName());
-      llvm::SmallString<256> Opened(It->first.getName());
-      llvm::sys::fs::make_absolute(Opened);
-      llvm::sys::path::remove_dots(Opened, /*remove_dot_dot=*/true);
-      if (Opened != Real)
-        R.Aliases[Real].insert(std::string(Opened));
-      R.Deps.push_back(std::move(Real));
-    }
+    R.Facts = analyzePass(P.AST->getASTContext(), sideName(Side), Analysis);
+    R.MayHide =
+        markContainedErrors(P.AST->getASTContext(), P.AST->getPreprocessor(), R.Facts, R.Errors);
+    collectFilesRead(P, R.Deps, R.Aliases);
+    if (P.Built && mayBeEdited(R.Facts))
+      Opts.Preambles->keep(MainFile, Side, P.Built);
   }
   return R;
 }
@@ -146,17 +101,18 @@ errorSet(const std::vector<CompilerError> &Errors) {
 static std::pair<PassRun, PassRun> runBothSides(const std::string &File,
                                                 const std::map<std::string, std::string> &Overlay,
                                                 const CompileOptions &Compile,
-                                                const EngineOptions &Opts, bool Analyze) {
+                                                const EngineOptions &Opts, bool Analyze,
+                                                PreambleUse Use) {
   PassRun Device, Host;
   // Each side on a thread with a large stack: clang's parser and the
   // analysis (ParentMap) recurse once per operator of an expression, and a
   // generated 60 000-term expression overflows a default 8 MiB stack.
   const std::optional<unsigned> StackBytes = 256u << 20;
   llvm::thread D(StackBytes, [&] {
-    Device = runPass(CudaSide::Device, File, Overlay, Compile, Opts, Analyze);
+    Device = runPass(CudaSide::Device, File, Overlay, Compile, Opts, Analyze, Use);
   });
   llvm::thread H(StackBytes, [&] {
-    Host = runPass(CudaSide::Host, File, Overlay, Compile, Opts, Analyze);
+    Host = runPass(CudaSide::Host, File, Overlay, Compile, Opts, Analyze, Use);
   });
   D.join();
   H.join();
@@ -204,8 +160,12 @@ static std::string parseForNewError(const TUStatus &TU,
                                     const std::map<std::string, std::vector<TextEdit>> &Edits,
                                     const std::map<std::string, std::string> &Overlay,
                                     const EngineOptions &Opts, unsigned &Parses) {
-  auto [Device, Host] = runBothSides(TU.File, Overlay, TU.Compile, Opts, /*Analyze=*/false);
+  auto [Device, Host] = runBothSides(TU.File, Overlay, TU.Compile, Opts, /*Analyze=*/false,
+                                     PreambleUse::Reuse);
   Parses += 2;
+  for (const PassRun *P : {&Device, &Host})
+    if (P->ReadPreamble)
+      Opts.Preambles->countReuse();
   if (!Device.Ran || !Host.Ran)
     return "the edited translation unit '" + TU.File + "' could not be parsed";
   auto Expected = errorSet(shiftErrors(TU.Errors, Edits));
@@ -242,7 +202,10 @@ static std::string newErrorInRun(const RunResult &R,
   return std::string();
 }
 
-static void analyzeOne(TUStatus &TU, std::vector<PassFacts> &Facts, const EngineOptions &Opts) {
+/// \p MayEdit: the TU spells a descriptor type, so its header parse is kept
+/// for a verification parse.
+static void analyzeOne(TUStatus &TU, std::vector<PassFacts> &Facts, const EngineOptions &Opts,
+                       bool MayEdit) {
   if (!llvm::sys::fs::exists(TU.File)) {
     TU.Failed = true;
     TU.FailMessage = "cannot read '" + TU.File + "': no such file";
@@ -254,7 +217,8 @@ static void analyzeOne(TUStatus &TU, std::vector<PassFacts> &Facts, const Engine
     TU.FailMessage = "cannot read '" + TU.File + "': " + Buf.getError().message();
     return;
   }
-  auto [Device, Host] = runBothSides(TU.File, {}, TU.Compile, Opts, /*Analyze=*/true);
+  auto [Device, Host] = runBothSides(TU.File, {}, TU.Compile, Opts, /*Analyze=*/true,
+                                     MayEdit ? PreambleUse::Build : PreambleUse::None);
   llvm::append_range(TU.Errors, Device.Errors);
   llvm::append_range(TU.Errors, Host.Errors);
   // The two sides mostly report the same errors: keep each once, contained
@@ -342,7 +306,10 @@ static void computeFacts(TUFacts &U, bool PrefilterApplies, UnitWork &W) {
       return;
     }
   }
-  analyzeOne(TU, U.Passes, W.Opts);
+  // Without the pre-filter, its text scan still tells which TUs may be
+  // edited: only those precompile their headers.
+  bool MayEdit = PrefilterApplies || (W.Opts.Preambles && prefilter(TU.File, TU.Compile).MayMatter);
+  analyzeOne(TU, U.Passes, W.Opts, MayEdit);
   W.count(&AnalysisCounts::Analysed);
 }
 
@@ -585,7 +552,11 @@ RunResult planUnits(std::vector<TUFacts> Units, const EngineOptions &Opts, unsig
 
 RunResult processRun(const std::vector<TUInput> &Inputs, const EngineOptions &Opts,
                      unsigned Jobs) {
-  return planUnits(analyzeUnits(Inputs, Opts, Jobs), Opts, Jobs);
+  EngineOptions O = Opts;
+  // The first parse keeps the header parse for the verification parse.
+  if (!O.Preambles && O.Verify)
+    O.Preambles = std::make_shared<PreambleStore>();
+  return planUnits(analyzeUnits(Inputs, O, Jobs), O, Jobs);
 }
 
 void collectAcceptedEdits(RunResult &R) {

@@ -7,6 +7,7 @@
 #include "tma/FactsCache.h"
 #include "tma/Format.h"
 #include "tma/Report.h"
+#include "tma/SideParse.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "tma/Output.h"
@@ -68,6 +69,10 @@ OPTIONS:
                           unchanged; prints how many were reused
   --no-prefilter          analyse every translation unit, even those in which
                           no file spells a descriptor type
+  --no-header-reuse       parse every header again for the verification of
+                          an edited translation unit (default: the first
+                          parse precompiles the leading includes, and the
+                          verification reads them back when unedited)
   --strict                refuse a whole translation unit on any clang error
                           (default: refuse only descriptors whose code holds one)
   --format-style=<style>  clang-format the code around the edits: none
@@ -155,6 +160,7 @@ struct CliOptions {
   unsigned Jobs = 1, ShardIndex = 1, ShardCount = 1;
   bool NoDatabaseSearch = false, ArchGiven = false;
   bool DryRun = false, Check = false, RecoverOnly = false, Quiet = false;
+  bool HeaderReuse = true; // --no-header-reuse turns it off
   bool writes() const { return !DryRun && !Check && ExportFixes.empty() && ExportFacts.empty(); }
 };
 
@@ -175,6 +181,7 @@ static bool parseFlag(llvm::StringRef A, CliOptions &O) {
   bool *Off = llvm::StringSwitch<bool *>(A)
                   .Case("--no-prefilter", &O.Engine.Prefilter)
                   .Case("--no-verify", &O.Engine.Verify)
+                  .Case("--no-header-reuse", &O.HeaderReuse)
                   .Default(nullptr);
   if (Off)
     *Off = false;
@@ -476,9 +483,12 @@ static int exportFactsStep(CliOptions &O, const std::vector<TUInput> &Inputs) {
 
 /// The facts of every source: read from --plan-from, or computed (with the
 /// cache, if any); false when --plan-from cannot supply them.
-static bool gatherFacts(const CliOptions &O, const std::vector<TUInput> &Inputs,
+static bool gatherFacts(CliOptions &O, const std::vector<TUInput> &Inputs,
                         std::vector<TUFacts> &Units, AnalysisCounts &Counts) {
   if (O.PlanFrom.empty()) {
+    // The first parse keeps the header parse for the verification parse.
+    if (O.HeaderReuse && O.Engine.Verify)
+      O.Engine.Preambles = std::make_shared<PreambleStore>();
     Units = analyzeUnits(Inputs, O.Engine, O.Jobs, &Counts);
     return true;
   }

@@ -5,8 +5,10 @@
 #include "tma/CompileArgs.h"
 #include "tma/PassAnalysis.h"
 #include "tma/Planner.h"
+#include "tma/SideParse.h"
 
 #include <functional>
+#include <memory>
 #include <map>
 #include <set>
 #include <string>
@@ -39,6 +41,9 @@ struct EngineOptions {
   /// Record each TU's input fingerprint (TUFacts::Inputs) even without a
   /// cache, for --export-facts.
   bool Fingerprint = false;
+  /// The header parse of each analysed TU, kept for its verification
+  /// parse (SideParse.h). Null: every parse reads every header.
+  std::shared_ptr<PreambleStore> Preambles;
 };
 
 /// One translation unit of a run: how it went.
@@ -138,15 +143,19 @@ void collectAcceptedEdits(RunResult &R);
 /// contents of files (the main file included), and optionally its facts.
 struct PassRun {
   bool Ran = false; // false: the compiler could not even start
+  bool ReadPreamble = false; // the headers came from a kept preamble
   std::vector<CompilerError> Errors;
   std::vector<CompilerError> MayHide; // see TUStatus::MayHide
   PassFacts Facts;
   std::vector<std::string> Deps;
   std::map<std::string, std::set<std::string>> Aliases; // real path -> opened as
 };
+/// \p Use: whether to build a preamble (kept when the facts show something to
+/// edit) or read a kept one (SideParse.h); only with EngineOptions::Preambles.
 PassRun runPass(CudaSide Side, const std::string &MainFile,
                 const std::map<std::string, std::string> &Overlay,
-                const CompileOptions &Compile, const EngineOptions &Opts, bool Analyze);
+                const CompileOptions &Compile, const EngineOptions &Opts, bool Analyze,
+                PreambleUse Use = PreambleUse::None);
 
 /// Errors as compared before and after an edit: position (file and offset)
 /// and message.

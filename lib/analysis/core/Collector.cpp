@@ -58,6 +58,8 @@ public:
         Entry.second.push_back(KC);
       }
     const CudaApi *Api = cudaApiOf(CE);
+    if (Api && Api->Role == ApiRole::GraphCapture && !A.GraphCall)
+      A.GraphCall = CE;
     if (!Stack.empty() && Api && Api->Role == ApiRole::LaunchArray)
       A.ArrayLaunchCalls.push_back({CE, Stack.back()});
     if (Api && Api->Role == ApiRole::NameLookup && CE->getNumArgs() > unsigned(Api->NameArg)) {

@@ -120,6 +120,10 @@ struct PassContext {
   /// Kernels looked up by name (cuModuleGetFunction, cuLibraryGetKernel):
   /// the name, or empty when it is not a string literal.
   std::vector<std::pair<std::string, const clang::CallExpr *>> NameLookups;
+  /// The first call in the user's code that captures or replays a CUDA
+  /// graph (ApiRole::GraphCapture), or null: a launch such a graph captures
+  /// is replayed with the arguments it had then.
+  const clang::CallExpr *GraphCall = nullptr;
   /// References to host functions that return a descriptor pointer (H6).
   std::map<const clang::FunctionDecl *,
            std::vector<std::pair<const clang::DeclRefExpr *, const clang::FunctionDecl *>>>

@@ -416,8 +416,14 @@ void ConstantSymbols::traceHostDescriptor(Symbol &S, const SymbolCopy &Reaching,
   if (!LS.Blockers.empty())
     return;
   std::string Host;
+  size_t Copies = 0; // into the symbol, anywhere in the translation unit
+  for (const auto &FnCopies : S.Copies)
+    Copies += FnCopies.second.size();
   if (std::optional<Blocker> Why = Buffers.hostDescriptorAt(
           Reaching.Call, Reaching.Top, KL.E, KL.E, Fn, KL.E->getBeginLoc(), S.Name, Host))
+    LS.Blockers.push_back(std::move(*Why));
+  else if (std::optional<Blocker> Why =
+               Buffers.graphReplayBlocker(Reaching.Call, Reaching.Top, Copies, S.Name, Fn))
     LS.Blockers.push_back(std::move(*Why));
   else
     LS.HostDescriptor = Host;

@@ -58,6 +58,16 @@ public:
   /// value: local, in scope at \p Named, not named between the copy and
   /// the launch, changed through no other name. \p Passed: the argument,
   /// `TmaDescriptorArray<N>::copyOf(source)`.
+  /// A launch that a CUDA graph may capture (Pass.GraphCall: the
+  /// translation unit captures or replays one) is replayed with the
+  /// arguments it had then: by value, the descriptor as captured; by
+  /// reference, what the device copy holds at the replay. They agree when the
+  /// device copy never changes once made: \p Copies (every copy into
+  /// \p Into) is the one \p Copy, which reads a local host descriptor that
+  /// nothing changes after it, nor in a loop around it. Why not, or none.
+  std::optional<Blocker> graphReplayBlocker(const clang::CallExpr *Copy,
+                                            const clang::Stmt *CopyTop, size_t Copies,
+                                            llvm::StringRef Into, const clang::FunctionDecl *Fn);
   std::optional<Blocker> hostArrayAt(const CopyInfo &Copy, const clang::Stmt *Launch,
                                      const clang::Stmt *Named, const clang::FunctionDecl *Fn,
                                      clang::SourceLocation ArgLoc, std::string &Passed);

@@ -5,6 +5,8 @@
 #include "ObjectReach.h"
 
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/StmtCXX.h"
 
 using namespace clang;
 
@@ -226,6 +228,68 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
   if (std::optional<Blocker> Why = Reach.changeBetween(Q))
     return Why;
   HostDescriptor = Staged ? "*" + spelled(Src) : spelled(HostLV);
+  return std::nullopt;
+}
+
+/// The outermost loop of \p Fn around \p S, or null.
+static const Stmt *outermostLoop(const Stmt *S, ParentMap &PM) {
+  const Stmt *Loop = nullptr;
+  for (const Stmt *P = PM.getParent(S); P; P = PM.getParent(P))
+    if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P))
+      Loop = P;
+  return Loop;
+}
+
+std::optional<Blocker> HostBuffers::graphReplayBlocker(const CallExpr *Copy, const Stmt *CopyTop,
+                                                       size_t Copies, llvm::StringRef Into,
+                                                       const FunctionDecl *Fn) {
+  if (!Pass.GraphCall)
+    return std::nullopt;
+  std::vector<Note> GraphNote{{"a CUDA graph is captured or replayed here",
+                               ST.point(Pass.GraphCall->getBeginLoc())}};
+  auto Refuse = [&](const std::string &Detail, SourceLocation At) {
+    return blockerFor(ReasonID::HostGraphReplay, {Detail}, ST.point(At), GraphNote);
+  };
+  if (Copies != 1)
+    return Refuse("'" + Into.str() + "' is copied into " + std::to_string(Copies) +
+                      " times, so a replay may read a later copy",
+                  Copy->getBeginLoc());
+  const Expr *Src = Copy->getArg(1)->IgnoreParenImpCasts();
+  while (const auto *EC = dyn_cast<ExplicitCastExpr>(Src))
+    Src = EC->getSubExpr()->IgnoreParenImpCasts();
+  const auto *Addr = dyn_cast<UnaryOperator>(Src);
+  const VarDecl *H = Addr && Addr->getOpcode() == UO_AddrOf
+                         ? simpleLValueRoot(Addr->getSubExpr(), Ctx)
+                         : nullptr;
+  if (!H || !H->hasLocalStorage() || H->getType()->isReferenceType())
+    return Refuse("the copy reads '" + spelled(Src) +
+                      "', not the address of a local descriptor, which may change before a replay",
+                  Copy->getBeginLoc());
+  ParentMap &PM = *index(Fn).PM;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Stmt *Loop = outermostLoop(CopyTop, PM);
+  auto Inside = [&](const Stmt *Outer, SourceLocation L) {
+    SourceRange R = Outer->getSourceRange();
+    return !SM.isBeforeInTranslationUnit(L, R.getBegin()) &&
+           !SM.isBeforeInTranslationUnit(R.getEnd(), L);
+  };
+  auto HRefs = index(Fn).Refs.find(H);
+  if (HRefs == index(Fn).Refs.end())
+    return std::nullopt;
+  for (const DeclRefExpr *R : HRefs->second) {
+    SourceLocation L = R->getBeginLoc();
+    if (Inside(Copy, L))
+      continue;
+    HostRefKind RK = classifyHostRef(R, PM);
+    if (RK == HostRefKind::Read)
+      continue;
+    std::string Name = H->getNameAsString();
+    if (RK == HostRefKind::AddressEscapes)
+      return Refuse("the address of '" + Name + "' is kept here, through which it may change",
+                    L);
+    if (SM.isBeforeInTranslationUnit(CopyTop->getBeginLoc(), L) || (Loop && Inside(Loop, L)))
+      return Refuse("'" + Name + "' may change here, after the copy", L);
+  }
   return std::nullopt;
 }
 

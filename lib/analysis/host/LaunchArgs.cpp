@@ -338,6 +338,9 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
           Reaching->Call, Reaching->Top, Launch, A.KL.ArgsDecl ? A.KL.ArgsDecl : Launch, A.Fn,
           A.Arg->getBeginLoc(), Name, HostDescriptor))
     return FlowAnswer::refused(std::move(*Why));
+  if (std::optional<Blocker> Why = Buffers.graphReplayBlocker(
+          Reaching->Call, Reaching->Top, Pass.BufferCopies[S].size(), Name, A.Fn))
+    return FlowAnswer::refused(std::move(*Why));
   std::optional<CharSourceRange> ArgRange = ST.fileRange(Spelled->getSourceRange());
   if (!ArgRange)
     return refuse(ReasonID::LaunchArgInMacro, {Name}, A.Arg->getBeginLoc());

@@ -59,6 +59,10 @@ struct CudaApi {
   int Dest = -1, Src = -1, SizeArg = -1, KindArg = -1;
   /// NameLookup: the name argument.
   int NameArg = -1;
+  /// Enqueued on a stream (`cudaMemcpyAsync`, `cuMemcpyHtoDAsync`): it runs
+  /// when the stream reaches it, and a graph that captures the stream
+  /// replays it.
+  bool streamOrdered() const { return Name.ends_with("Async"); }
 };
 
 /// The API \p Name (as written, or as cuda.h maps it: `cuMemAlloc_v2`,

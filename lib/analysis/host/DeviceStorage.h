@@ -8,6 +8,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -174,6 +175,18 @@ private:
               const std::string &Effect, std::string What);
   bool valueUsed(const clang::Stmt *Call, const clang::FunctionDecl *Fn);
   SourceSpan spanOf(const clang::FunctionDecl *Fn);
+};
+
+/// One group being classified: the storages joined so far, those still to
+/// visit, and what the retargeting edits.
+struct DeviceStorage::Group {
+  std::set<std::string> Members;
+  std::deque<std::string> Work;
+  Retarget R;
+  std::optional<Note> Why;
+  std::set<const clang::Expr *> SeenUses;
+  std::set<const clang::FunctionDecl *> Spans;
+  unsigned Allocs = 0, Copies = 0;
 };
 
 } // namespace tma::analysis

@@ -63,8 +63,10 @@ public:
   /// arguments it had then: by value, the descriptor as captured; by
   /// reference, what the device copy holds at the replay. They agree when the
   /// device copy never changes once made: \p Copies (every copy into
-  /// \p Into) is the one \p Copy, which reads a local host descriptor that
-  /// nothing changes after it, nor in a loop around it. Why not, or none.
+  /// \p Into) is the one \p Copy and, when it is enqueued on a stream (a
+  /// graph may capture it and run it again at each replay), it reads a local
+  /// host descriptor that nothing changes after it, nor in a loop around
+  /// it. Why not, or none.
   std::optional<Blocker> graphReplayBlocker(const clang::CallExpr *Copy,
                                             const clang::Stmt *CopyTop, size_t Copies,
                                             llvm::StringRef Into, const clang::FunctionDecl *Fn);

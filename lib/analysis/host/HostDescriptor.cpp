@@ -1,6 +1,7 @@
 // The host descriptor a copy reads, and the proof that a launch may pass
 // it by value: local, in scope, and not written between the copy and the launch.
 #include "HostBuffers.h"
+#include "../core/CudaApi.h"
 #include "HostRefs.h"
 #include "ObjectReach.h"
 
@@ -254,7 +255,13 @@ std::optional<Blocker> HostBuffers::graphReplayBlocker(const CallExpr *Copy, con
     return Refuse("'" + Into.str() + "' is copied into " + std::to_string(Copies) +
                       " times, so a replay may read a later copy",
                   Copy->getBeginLoc());
-  const Expr *Src = Copy->getArg(1)->IgnoreParenImpCasts();
+  // A synchronous copy runs once, when the host reaches it; only one on a
+  // stream can be captured, and a replay runs it again, reading the host
+  // descriptor as it is then.
+  const CudaApi *Api = cudaApiOf(Copy);
+  if (!Api || !Api->streamOrdered() || Api->Src < 0 || unsigned(Api->Src) >= Copy->getNumArgs())
+    return std::nullopt;
+  const Expr *Src = Copy->getArg(Api->Src)->IgnoreParenImpCasts();
   while (const auto *EC = dyn_cast<ExplicitCastExpr>(Src))
     Src = EC->getSubExpr()->IgnoreParenImpCasts();
   const auto *Addr = dyn_cast<UnaryOperator>(Src);

@@ -355,45 +355,43 @@ public:
   }
 
   bool VisitVarDecl(VarDecl *V) {
-    if (isOwner(V)) {
-      StorageNode &N = ownerNode(V);
-      if (V->getInit()) {
-        N.Defs.push_back({V->getInit(), top()});
-        initialises(V->getInit(), I.variableKey(V));
-      }
-      linkDeleter(I.variableKey(V), ownedDescriptorDeleter(V->getType()), V->getLocation());
-      return true;
-    }
-    ownersElsewhere(V->getType(), V->getLocation());
-    if (!holdsDescriptorAddress(V->getType()) && inInstantiation(V))
-      I.OtherInstantiationType.emplace(I.variableKey(V), V->getType().getAsString());
-    if (isa<ParmVarDecl>(V) || !holdsDescriptorAddress(V->getType()))
-      return true;
-    StorageNode &N = variableNode(V);
-    if (V->getInit())
-      N.Defs.push_back({V->getInit(), top()});
+    declaredStorage(V, I.variableKey(V), V->getInit(), top(), !isa<ParmVarDecl>(V));
     return true;
   }
 
   bool VisitFieldDecl(FieldDecl *F) {
-    if (isOwner(F)) {
-      StorageNode &N = ownerNode(F);
-      if (F->hasInClassInitializer() && F->getInClassInitializer()) {
-        N.Defs.push_back({F->getInClassInitializer(), nullptr});
-        initialises(F->getInClassInitializer(), I.fieldKey(F));
-      }
-      linkDeleter(I.fieldKey(F), ownedDescriptorDeleter(F->getType()), F->getLocation());
-      return true;
-    }
-    ownersElsewhere(F->getType(), F->getLocation());
-    if (!holdsDescriptorAddress(F->getType()) && inInstantiation(F))
-      I.OtherInstantiationType.emplace(I.fieldKey(F), F->getType().getAsString());
-    if (!holdsDescriptorAddress(F->getType()))
-      return true;
-    StorageNode &N = fieldNode(F);
-    if (F->hasInClassInitializer() && F->getInClassInitializer())
-      N.Defs.push_back({F->getInClassInitializer(), nullptr});
+    const Expr *Init = F->hasInClassInitializer() ? F->getInClassInitializer() : nullptr;
+    declaredStorage(F, I.fieldKey(F), Init, nullptr, true);
     return true;
+  }
+
+  StorageNode &storageNode(VarDecl *V) { return variableNode(V); }
+  StorageNode &storageNode(FieldDecl *F) { return fieldNode(F); }
+
+  /// A variable or field \p D (keyed \p Key, initialised by \p Init in
+  /// \p At): an owner, joined to its deleter, or, when it holds a
+  /// descriptor's address and \p Stores (not a parameter: its values are
+  /// its callers' arguments), a storage whose initialiser is a value.
+  template <class DeclT>
+  void declaredStorage(DeclT *D, const std::string &Key, const Expr *Init, const FunctionDecl *At,
+                       bool Stores) {
+    if (isOwner(D)) {
+      StorageNode &N = ownerNode(D);
+      if (Init) {
+        N.Defs.push_back({Init, At});
+        initialises(Init, Key);
+      }
+      linkDeleter(Key, ownedDescriptorDeleter(D->getType()), D->getLocation());
+      return;
+    }
+    ownersElsewhere(D->getType(), D->getLocation());
+    if (!holdsDescriptorAddress(D->getType()) && inInstantiation(D))
+      I.OtherInstantiationType.emplace(Key, D->getType().getAsString());
+    if (!Stores || !holdsDescriptorAddress(D->getType()))
+      return;
+    StorageNode &N = storageNode(D);
+    if (Init)
+      N.Defs.push_back({Init, At});
   }
 
   /// Functions named other than as a direct callee: their calls are unseen.

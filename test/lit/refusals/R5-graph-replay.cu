@@ -2,8 +2,10 @@
 // arguments it had when captured. By reference, a replay reads whatever the
 // device copy holds then; by value, the descriptor as it was captured. So in
 // a translation unit that captures or replays a graph, a device copy may go
-// only when it never changes once made: copied once, from a local host
-// descriptor that nothing changes after the copy (nor in a loop around it).
+// only when it never changes once made: copied once and, when the copy is
+// on a stream (a graph may capture it and run it again at each replay), from
+// a local host descriptor that nothing changes after the copy (nor in a loop
+// around it).
 // Otherwise the launch stays, and so does its copy.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
@@ -34,7 +36,9 @@ __global__ void from_pointer(const CUtensorMap *map) {
 
 static void encode(CUtensorMap *m, int v) { m->opaque[0] = v; }
 
-// Safe: one copy before the capture; the replays read what it copied.
+// Safe: one copy before the capture; the replays read what it copied, and
+// the host descriptor changing afterwards changes nothing (a synchronous copy
+// is not captured).
 void replay_unchanged(cudaStream_t s) {
   CUtensorMap h{};
   encode(&h, 1);
@@ -47,6 +51,7 @@ void replay_unchanged(cudaStream_t s) {
   captured_once<<<1, 1, 0, s>>>(d);
   cudaStreamEndCapture(s, &g);
   cudaGraphInstantiate(&ge, g, 0);
+  encode(&h, 3);
   for (int i = 0; i < 3; ++i)
     cudaGraphLaunch(ge, s);
   cudaStreamSynchronize(s);
@@ -122,8 +127,8 @@ void changed_after_capture(cudaStream_t s, cudaGraphExec_t ge) {
 // CHECK-FIXES-LABEL: void changed_after_capture(
 // CHECK-FIXES: {{^}}  changed_after<<<1, 1, 0, s>>>(d);
 
-// Unsafe: the copy reads through a pointer, whose target may change before
-// a replay.
+// Safe: a synchronous copy through a pointer, made once: the replays read
+// what it copied, which the launch passes.
 void staged(cudaStream_t s, CUtensorMap *pinned) {
   CUtensorMap *d;
   cudaMalloc(&d, sizeof(CUtensorMap));
@@ -132,7 +137,21 @@ void staged(cudaStream_t s, CUtensorMap *pinned) {
   cudaFree(d);
 }
 // CHECK-FIXES-LABEL: void staged(
-// CHECK-FIXES: {{^}}  from_pointer<<<1, 1, 0, s>>>(d);
+// CHECK-FIXES: {{^}}  from_pointer<<<1, 1, 0, s>>>(*pinned);
+
+// Unsafe: a captured copy through a pointer reads it at each replay.
+__global__ void captured_through_pointer(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
+}
+void staged_async(cudaStream_t s, CUtensorMap *pinned) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpyAsync(d, pinned, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  captured_through_pointer<<<1, 1, 0, s>>>(d);
+  cudaFree(d);
+}
+// CHECK-FIXES-LABEL: void staged_async(
+// CHECK-FIXES: {{^}}  captured_through_pointer<<<1, 1, 0, s>>>(d);
 
 // The same for a __constant__ descriptor: a replay reads the symbol as the
 // last copy left it.
@@ -157,7 +176,8 @@ void symbol_copied_twice(cudaStream_t s, cudaGraphExec_t ge) {
 // CHECK-DAG: warning: descriptor 'map' of kernel 'uploaded_again' is left by reference: a CUDA graph is captured or replayed in this translation unit and 'd' is copied into 2 times, so a replay may read a later copy: a replay reads the device copy as it is then, where a by-value launch keeps what was captured [tma-105]
 // CHECK-DAG: warning: descriptor 'map' of kernel 'changed_in_loop' is left by reference: a CUDA graph is captured or replayed in this translation unit and 'h' may change here, after the copy: a replay reads the device copy as it is then, where a by-value launch keeps what was captured [tma-105]
 // CHECK-DAG: warning: descriptor 'map' of kernel 'changed_after' is left by reference: a CUDA graph is captured or replayed in this translation unit and 'h' may change here, after the copy: a replay reads the device copy as it is then, where a by-value launch keeps what was captured [tma-105]
-// CHECK-DAG: warning: descriptor 'map' of kernel 'from_pointer' is left by reference: a CUDA graph is captured or replayed in this translation unit and the copy reads 'pinned', not the address of a local descriptor, which may change before a replay: a replay reads the device copy as it is then, where a by-value launch keeps what was captured [tma-105]
+// CHECK-DAG: warning: kernel 'from_pointer' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-DAG: warning: descriptor 'map' of kernel 'captured_through_pointer' is left by reference: {{.*}} [tma-105]
 // CHECK-DAG: warning: descriptor 'c_map' of kernel 'from_constant' is left in __constant__ memory: a CUDA graph is captured or replayed in this translation unit and 'c_map' is copied into 2 times, so a replay may read a later copy: a replay reads the device copy as it is then, where a by-value launch keeps what was captured [tma-105]
 // CHECK-DAG: note: a CUDA graph is captured or replayed here
-// CHECK: tma-modernize: 2 kernels rewritten, 5 refused
+// CHECK: tma-modernize: 3 kernels rewritten, 5 refused

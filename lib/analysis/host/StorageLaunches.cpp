@@ -1,0 +1,86 @@
+// The storage rule's launches (DeviceStorage.h): a storage's pointer passed
+// to a kernel, through a function pointer, or in an argument array's slot,
+// each with the edit that passes the host descriptor it now points to.
+#include "DeviceStorage.h"
+
+#include "StorageIndex.h"
+
+#include "../core/Climb.h"
+#include "../core/CudaApi.h"
+#include "../core/Launch.h"
+#include "../core/Types.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace tma::analysis {
+
+/// `&p` as a slot of a launch's argument array (`void *args[] = {&p, ...}`):
+/// the slot then takes `p` itself, the address of the host descriptor.
+bool DeviceStorage::classifyArraySlot(Group &G, const UnaryOperator *Addr, const Expr *Storage,
+                                      const FunctionDecl *Kernel, unsigned Index) {
+  std::optional<CharSourceRange> Slot = ST.fileRange(Addr->getSourceRange());
+  std::optional<CharSourceRange> Named = ST.fileRange(Storage->getSourceRange());
+  if (!Slot || !Named)
+    return refuse(G, Addr, "the argument array's slot is spelled inside a macro body");
+  // A `const CUtensorMap *` needs the cast that drops its const, and a
+  // CUdeviceptr the cast to a pointer: the slot is a `void *`, and the
+  // launch only reads it.
+  QualType T = Storage->getType();
+  bool Cast = T->isIntegerType() || T->getPointeeType().isConstQualified();
+  std::string Text = Cast ? "(void *)" + ST.text(*Named) : ST.text(*Named);
+  G.R.Launches.push_back({Kernel, Index, ST.point(Addr->getBeginLoc()), ST.replace(*Slot, Text)});
+  G.R.Touched.insert(ST.point(Addr->getBeginLoc()));
+  G.R.Touched.insert(ST.point(Storage->getBeginLoc()));
+  return true;
+}
+
+bool DeviceStorage::classifyPointerLaunch(Group &G, const CallExpr *Call, const Expr *Cur) {
+  std::vector<const FunctionDecl *> Kernels;
+  if (In.PointerTargets)
+    Kernels = In.PointerTargets(Call);
+  unsigned I = 0;
+  while (I < Call->getNumArgs() && stripCasts(Call->getArg(I)) != stripCasts(Cur))
+    ++I;
+  if (Kernels.empty() || I == Call->getNumArgs())
+    return refuse(G, Call, "it is passed to a launch the tool does not follow");
+  std::optional<CharSourceRange> Arg = ST.fileRange(Call->getArg(I)->getSourceRange());
+  if (!Arg)
+    return refuse(G, Call->getArg(I), "the launch argument is spelled inside a macro body");
+  TextEdit Edit = derefEdit(Call->getArg(I), *Arg);
+  // Every kernel the pointer may hold takes the descriptor here.
+  for (const FunctionDecl *K : Kernels) {
+    if (!llvm::is_contained(descriptorParamIndexes(K), I))
+      return refuse(G, Call, "it is passed to kernel '" + patternOf(K)->getQualifiedNameAsString() +
+                                 "' as an argument that is not a descriptor parameter");
+    G.R.Launches.push_back({K, I, ST.point(Call->getArg(I)->getBeginLoc()), Edit});
+  }
+  G.R.Touched.insert(ST.point(Call->getArg(I)->getBeginLoc()));
+  return true;
+}
+
+bool DeviceStorage::classifyLaunch(Group &G, const CallExpr *Call, const Expr *Cur,
+                                   const StorageRef &R) {
+  std::optional<KernelLaunch> KL = asLaunch(Call);
+  for (unsigned I = 0; KL && I < KL->Args.size(); ++I) {
+    if (!KL->Args[I] || stripCasts(KL->Args[I]) != stripCasts(Cur))
+      continue;
+    std::vector<unsigned> Descs = descriptorParamIndexes(KL->Kernel);
+    std::string Kernel = patternOf(KL->Kernel)->getQualifiedNameAsString();
+    if (!llvm::is_contained(Descs, I))
+      return refuse(G, Call, "it is passed to kernel '" + Kernel + "' as an argument that is not "
+                                                                   "a descriptor parameter");
+    std::optional<CharSourceRange> Arg = ST.fileRange(KL->Args[I]->getSourceRange());
+    if (!Arg)
+      return refuse(G, KL->Args[I], "the launch argument is spelled inside a macro body");
+    G.R.Launches.push_back({KL->Kernel, I, ST.point(KL->Args[I]->getBeginLoc()),
+                            derefEdit(KL->Args[I], *Arg)});
+    G.R.Touched.insert(ST.point(KL->Args[I]->getBeginLoc()));
+    return true;
+  }
+  return refuse(G, Call, "it is passed to a launch the tool does not follow");
+}
+
+} // namespace tma::analysis

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The alias programs of issue 19, for the GPU: each as written (original/),
-# as this tool leaves it (current/: retargeted by the storage rule: the copy
-# becomes an assignment into host memory and the launch passes *d), and, when
-# OLD_TOOL names a build from before the object proof, as that build
-# rewrote it (old/: the wrong rewrite). Usage: prepare.sh BUNDLE [TOOL]
+# The alias programs of issue 19 and the graph replays, for the GPU: each as
+# written (original/), as this tool leaves it (current/: retargeted by the
+# storage rule, rewritten, or refused), and, when OLD_TOOL names an earlier
+# build (before the object proof, or before the graph rule), as that build
+# rewrote it (old/: the wrong rewrites it made). Usage: prepare.sh BUNDLE [TOOL]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bundle=$1

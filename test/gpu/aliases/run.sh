@@ -6,7 +6,7 @@ set -uo pipefail
 bundle=$(cd "$(dirname "$0")" && pwd)
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 status=0
-echo "| program | original | this tool | same | before the object proof | same |"
+echo "| program | original | this tool | same | OLD_TOOL (an earlier build) | same |"
 echo "|---|---|---|---|---|---|"
 for src in "$bundle"/original/via-*.cu; do
   name=$(basename "$src" .cu)

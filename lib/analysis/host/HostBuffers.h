@@ -3,6 +3,8 @@
 
 #include "../core/PassContext.h"
 
+#include <functional>
+
 namespace tma::analysis {
 
 struct CudaApi;
@@ -64,12 +66,20 @@ public:
   /// reference, what the device copy holds at the replay. They agree when the
   /// device copy never changes once made: \p Copies (every copy into
   /// \p Into) is the one \p Copy and, when it is enqueued on a stream (a
-  /// graph may capture it and run it again at each replay), it reads a local
-  /// host descriptor that nothing changes after it, nor in a loop around
-  /// it. Why not, or none.
+  /// graph may capture it and run it again at each replay) or runs in a
+  /// loop, it reads a local host descriptor that nothing changes after it,
+  /// nor in the loop. Why not, or none.
   std::optional<Blocker> graphReplayBlocker(const clang::CallExpr *Copy,
                                             const clang::Stmt *CopyTop, size_t Copies,
                                             llvm::StringRef Into, const clang::FunctionDecl *Fn);
+  /// Nothing changes local \p H after \p Copy (to the end of \p Fn), nor in
+  /// \p Loop (around the copy) at all, and no other name for it is made;
+  /// otherwise \p Refuse's blocker.
+  std::optional<Blocker>
+  hostUnchangedAfter(const clang::VarDecl *H, const clang::CallExpr *Copy,
+                     const clang::Stmt *CopyTop, const clang::Stmt *Loop,
+                     const clang::FunctionDecl *Fn,
+                     const std::function<Blocker(const std::string &, clang::SourceLocation)> &Refuse);
   std::optional<Blocker> hostArrayAt(const CopyInfo &Copy, const clang::Stmt *Launch,
                                      const clang::Stmt *Named, const clang::FunctionDecl *Fn,
                                      clang::SourceLocation ArgLoc, std::string &Passed);

@@ -255,11 +255,22 @@ std::optional<Blocker> HostBuffers::graphReplayBlocker(const CallExpr *Copy, con
     return Refuse("'" + Into.str() + "' is copied into " + std::to_string(Copies) +
                       " times, so a replay may read a later copy",
                   Copy->getBeginLoc());
-  // A synchronous copy runs once, when the host reaches it; only one on a
-  // stream can be captured, and a replay runs it again, reading the host
-  // descriptor as it is then.
+  // A synchronous copy outside any loop runs once: the device copy keeps
+  // what it copied. One on a stream can be captured, and a replay runs it
+  // again; one in a loop runs again for the next replays. Either reads the
+  // host descriptor as it is then, which must be what the launch captured.
+  ParentMap &PM = *index(Fn).PM;
+  const Stmt *Loop = outermostLoop(CopyTop, PM);
+  // A backward goto makes a loop of the whole body.
+  if (!Loop && llvm::any_of(index(Fn).Stmts, [](const Stmt *S) {
+        return isa<GotoStmt, IndirectGotoStmt>(S);
+      }))
+    Loop = Fn->getBody();
   const CudaApi *Api = cudaApiOf(Copy);
-  if (!Api || !Api->streamOrdered() || Api->Src < 0 || unsigned(Api->Src) >= Copy->getNumArgs())
+  if (!Api || Api->Src < 0 || unsigned(Api->Src) >= Copy->getNumArgs())
+    return Refuse("'" + Into.str() + "' is copied into by a call the tool does not know",
+                  Copy->getBeginLoc());
+  if (!Api->streamOrdered() && !Loop)
     return std::nullopt;
   const Expr *Src = Copy->getArg(Api->Src)->IgnoreParenImpCasts();
   while (const auto *EC = dyn_cast<ExplicitCastExpr>(Src))
@@ -272,30 +283,73 @@ std::optional<Blocker> HostBuffers::graphReplayBlocker(const CallExpr *Copy, con
     return Refuse("the copy reads '" + spelled(Src) +
                       "', not the address of a local descriptor, which may change before a replay",
                   Copy->getBeginLoc());
+  return hostUnchangedAfter(H, Copy, CopyTop, Loop, Fn, Refuse);
+}
+
+/// Does \p R bind a reference to what it names (`CUtensorMap &r = h;`,
+/// `f(h)` with a non-const reference parameter)?
+static bool bindsReference(const DeclRefExpr *R, ParentMap &PM) {
+  const Stmt *Cur = R;
+  const Stmt *P = PM.getParent(Cur);
+  while (isa_and_nonnull<ParenExpr, MemberExpr, ArraySubscriptExpr>(P)) {
+    Cur = P;
+    P = PM.getParent(P);
+  }
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(P))
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D);
+          V && V->getType()->isReferenceType() && V->getInit() &&
+          V->getInit()->IgnoreParenImpCasts() == Cur)
+        return true;
+  if (const auto *CE = dyn_cast_or_null<CallExpr>(P))
+    if (const FunctionDecl *FD = CE->getDirectCallee())
+      for (unsigned I = 0; I < CE->getNumArgs() && I < FD->getNumParams(); ++I)
+        if (CE->getArg(I)->IgnoreParenImpCasts() == Cur) {
+          QualType T = FD->getParamDecl(I)->getType();
+          return T->isReferenceType() && !T.getNonReferenceType().isConstQualified();
+        }
+  return false;
+}
+
+std::optional<Blocker> HostBuffers::hostUnchangedAfter(
+    const VarDecl *H, const CallExpr *Copy, const Stmt *CopyTop, const Stmt *Loop,
+    const FunctionDecl *Fn,
+    const std::function<Blocker(const std::string &, SourceLocation)> &Refuse) {
   ParentMap &PM = *index(Fn).PM;
   const SourceManager &SM = Ctx.getSourceManager();
-  const Stmt *Loop = outermostLoop(CopyTop, PM);
   auto Inside = [&](const Stmt *Outer, SourceLocation L) {
     SourceRange R = Outer->getSourceRange();
     return !SM.isBeforeInTranslationUnit(L, R.getBegin()) &&
            !SM.isBeforeInTranslationUnit(R.getEnd(), L);
   };
+  std::string Name = H->getNameAsString();
   auto HRefs = index(Fn).Refs.find(H);
-  if (HRefs == index(Fn).Refs.end())
-    return std::nullopt;
-  for (const DeclRefExpr *R : HRefs->second) {
-    SourceLocation L = R->getBeginLoc();
-    if (Inside(Copy, L))
-      continue;
-    HostRefKind RK = classifyHostRef(R, PM);
-    if (RK == HostRefKind::Read)
-      continue;
-    std::string Name = H->getNameAsString();
-    if (RK == HostRefKind::AddressEscapes)
-      return Refuse("the address of '" + Name + "' is kept here, through which it may change",
-                    L);
-    if (SM.isBeforeInTranslationUnit(CopyTop->getBeginLoc(), L) || (Loop && Inside(Loop, L)))
-      return Refuse("'" + Name + "' may change here, after the copy", L);
+  if (HRefs != index(Fn).Refs.end())
+    for (const DeclRefExpr *R : HRefs->second) {
+      SourceLocation L = R->getBeginLoc();
+      if (Inside(Copy, L))
+        continue;
+      // Another name for it, made before the copy, may change it after.
+      if (Reach.outermostLambda(R, Fn))
+        return Refuse("'" + Name + "' is named in a lambda here, which may change it after the copy",
+                      L);
+      HostRefKind RK = classifyHostRef(R, PM);
+      if (RK == HostRefKind::AddressEscapes || bindsReference(R, PM))
+        return Refuse("another name for '" + Name + "' is made here, through which it may change",
+                      L);
+      if (RK == HostRefKind::Read)
+        continue;
+      if (SM.isBeforeInTranslationUnit(CopyTop->getBeginLoc(), L) || (Loop && Inside(Loop, L)))
+        return Refuse("'" + Name + "' may change here, after the copy", L);
+    }
+  // Code that may reach it through an escaped address, to the end of the
+  // function (a replay may come at any point after the copy).
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Fn->getBody());
+  if (Body && !Body->body_empty() && Body->body_back() != CopyTop) {
+    ObjectQuery Q{H, CopyTop, Body->body_back(), Fn, nullptr, {Copy}, {}};
+    if (std::optional<Blocker> Why = Reach.changeBetween(Q))
+      return Refuse("'" + Name + "' may change after the copy (" + Why->Message + ")",
+                    Copy->getBeginLoc());
   }
   return std::nullopt;
 }

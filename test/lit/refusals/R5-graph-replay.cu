@@ -171,6 +171,84 @@ void symbol_copied_twice(cudaStream_t s, cudaGraphExec_t ge) {
 // CHECK-FIXES-LABEL: void symbol_copied_twice(
 // CHECK-FIXES: {{^}}  from_constant<<<1, 1, 0, s>>>();
 
+// Unsafe: a synchronous copy in a loop runs again before each replay.
+__global__ void copied_each_iteration(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
+}
+void sync_copy_in_loop(cudaStream_t s, int n) {
+  CUtensorMap h{};
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  for (int i = 0; i < n; ++i) {
+    encode(&h, i);
+    cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+    if (i == 0) {
+      cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+      copied_each_iteration<<<1, 1, 0, s>>>(d);
+      cudaStreamEndCapture(s, &g);
+      cudaGraphInstantiate(&ge, g, 0);
+    }
+    cudaGraphLaunch(ge, s);
+  }
+  cudaFree(d);
+}
+
+// Unsafe: other names made before the copy change 'h' after it, and a
+// backward goto runs the write before the next captured copy.
+__global__ void through_reference(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
+}
+__global__ void through_lambda(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
+}
+__global__ void through_goto(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
+}
+void reference_write(cudaStream_t s, cudaGraphExec_t ge) {
+  CUtensorMap h{};
+  CUtensorMap &alias = h;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpyAsync(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  through_reference<<<1, 1, 0, s>>>(d);
+  alias.opaque[1] = 9;
+  cudaGraphLaunch(ge, s);
+  cudaFree(d);
+}
+void lambda_write(cudaStream_t s, cudaGraphExec_t ge) {
+  CUtensorMap h{};
+  auto bump = [&] { h.opaque[1] = 9; };
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpyAsync(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  through_lambda<<<1, 1, 0, s>>>(d);
+  bump();
+  cudaGraphLaunch(ge, s);
+  cudaFree(d);
+}
+void goto_loop(cudaStream_t s, cudaGraphExec_t ge, int n) {
+  CUtensorMap h{};
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  int i = 0;
+again:
+  cudaMemcpyAsync(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  through_goto<<<1, 1, 0, s>>>(d);
+  encode(&h, i);
+  if (++i < n)
+    goto again;
+  cudaGraphLaunch(ge, s);
+  cudaFree(d);
+}
+// CHECK-FIXES-LABEL: void goto_loop(
+// CHECK-FIXES: {{^}}  through_goto<<<1, 1, 0, s>>>(d);
+
+// CHECK-DAG: warning: descriptor 'map' of kernel 'copied_each_iteration' is left by reference: a CUDA graph is captured or replayed in this translation unit and 'h' may change here, after the copy: {{.*}} [tma-105]
+// CHECK-DAG: warning: descriptor 'map' of kernel 'through_reference' is left by reference: a CUDA graph is captured or replayed in this translation unit and another name for 'h' is made here, through which it may change: {{.*}} [tma-105]
+// CHECK-DAG: warning: descriptor 'map' of kernel 'through_lambda' is left by reference: a CUDA graph is captured or replayed in this translation unit and 'h' is named in a lambda here, which may change it after the copy: {{.*}} [tma-105]
+// CHECK-DAG: warning: descriptor 'map' of kernel 'through_goto' is left by reference: a CUDA graph is captured or replayed in this translation unit and 'h' may change here, after the copy: {{.*}} [tma-105]
 // CHECK-DAG: warning: kernel 'captured_once' reads descriptor 'map' through global memory; now passed by value [tma-001]
 // CHECK-DAG: warning: kernel 'captured_async' reads descriptor 'map' through global memory; now passed by value [tma-001]
 // CHECK-DAG: warning: descriptor 'map' of kernel 'uploaded_again' is left by reference: a CUDA graph is captured or replayed in this translation unit and 'd' is copied into 2 times, so a replay may read a later copy: a replay reads the device copy as it is then, where a by-value launch keeps what was captured [tma-105]
@@ -180,4 +258,4 @@ void symbol_copied_twice(cudaStream_t s, cudaGraphExec_t ge) {
 // CHECK-DAG: warning: descriptor 'map' of kernel 'captured_through_pointer' is left by reference: {{.*}} [tma-105]
 // CHECK-DAG: warning: descriptor 'c_map' of kernel 'from_constant' is left in __constant__ memory: a CUDA graph is captured or replayed in this translation unit and 'c_map' is copied into 2 times, so a replay may read a later copy: a replay reads the device copy as it is then, where a by-value launch keeps what was captured [tma-105]
 // CHECK-DAG: note: a CUDA graph is captured or replayed here
-// CHECK: tma-modernize: 3 kernels rewritten, 5 refused
+// CHECK: tma-modernize: 3 kernels rewritten, 9 refused

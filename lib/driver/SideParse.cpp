@@ -195,24 +195,21 @@ ParsedSide parseSide(CudaSide Side, const std::string &MainFile, const std::stri
     R.Untrustworthy = true;
     return R;
   }
-  R.MainBuffer = llvm::MemoryBuffer::getMemBufferCopy(MainText, MainFile);
+  std::unique_ptr<llvm::MemoryBuffer> Main =
+      llvm::MemoryBuffer::getMemBufferCopy(MainText, MainFile);
   if (Use == PreambleUse::Reuse && Store) {
     std::shared_ptr<const SidePreamble> Kept = Store->find(MainFile, Side);
-    PreambleBounds Bounds =
-        ComputePreambleBounds(CI->getLangOpts(), R.MainBuffer->getMemBufferRef(), 0);
-    if (Kept && Kept->Preamble.CanReuse(*CI, R.MainBuffer->getMemBufferRef(), Bounds, *VFS))
+    PreambleBounds Bounds = ComputePreambleBounds(CI->getLangOpts(), Main->getMemBufferRef(), 0);
+    if (Kept && Kept->Preamble.CanReuse(*CI, Main->getMemBufferRef(), Bounds, *VFS))
       R.Preamble = std::move(Kept);
   } else if (Use == PreambleUse::Build) {
-    R.Built = buildPreamble(*CI, *R.MainBuffer, VFS);
+    R.Built = buildPreamble(*CI, *Main, VFS);
     R.Preamble = R.Built;
   }
-  if (R.Preamble) {
-    // The main file's text is a remapped buffer, which the ASTUnit owns and
-    // frees.
-    R.Preamble->Preamble.AddImplicitPreamble(
-        *CI, VFS, llvm::MemoryBuffer::getMemBufferCopy(MainText, MainFile).release());
-    R.PreambleFiles = R.Preamble->FilesRead;
-  }
+  // Over a preamble the main file's text is a remapped buffer, which the
+  // ASTUnit owns and frees.
+  if (R.Preamble)
+    R.Preamble->Preamble.AddImplicitPreamble(*CI, VFS, Main.release());
   auto Files = llvm::makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), VFS);
   llvm::IntrusiveRefCntPtr<DiagnosticsEngine> Diags = CompilerInstance::createDiagnostics(
       *VFS, CI->getDiagnosticOpts(), &Collector, /*ShouldOwnClient=*/false);
@@ -234,8 +231,9 @@ void collectFilesRead(const ParsedSide &P, std::vector<std::string> &Real,
       Aliases[R].insert(std::string(Opened));
     Real.push_back(std::move(R));
   };
-  for (const std::string &Name : P.PreambleFiles)
-    Add(Name);
+  if (P.Preamble)
+    for (const std::string &Name : P.Preamble->FilesRead)
+      Add(Name);
   if (!P.AST)
     return;
   const SourceManager &SM = P.AST->getSourceManager();

@@ -2,6 +2,7 @@
 // it by value: local, in scope, and not written between the copy and the launch.
 #include "HostBuffers.h"
 #include "../core/CudaApi.h"
+#include "../core/Types.h"
 #include "HostRefs.h"
 #include "ObjectReach.h"
 
@@ -132,6 +133,19 @@ bool HostBuffers::inScopeAt(const VarDecl *H, const Stmt *Named, const FunctionD
          offsetOf(Decl->getBeginLoc()) <= offsetOf(Named->getBeginLoc());
 }
 
+/// What \p Copy reads (its source argument, by the API's row), casts
+/// stripped; and in \p HostLV the object when that is its address (`&h`).
+static const Expr *copySource(const CallExpr *Copy, const Expr *&HostLV) {
+  const CudaApi *Api = cudaApiOf(Copy);
+  unsigned I = Api && Api->Src >= 0 ? unsigned(Api->Src) : 1;
+  const Expr *Src = Copy->getArg(I)->IgnoreParenImpCasts();
+  while (const auto *EC = dyn_cast<ExplicitCastExpr>(Src))
+    Src = EC->getSubExpr()->IgnoreParenImpCasts();
+  const auto *Addr = dyn_cast<UnaryOperator>(Src);
+  HostLV = Addr && Addr->getOpcode() == UO_AddrOf ? Addr->getSubExpr() : nullptr;
+  return Src;
+}
+
 /// The host descriptor that \p Copy reads (`&h`, or a staged pointer `p`),
 /// and the proof that \p Launch may pass it by value instead: it is local,
 /// in scope at \p Named, and nothing changes it between the copy and the
@@ -142,11 +156,8 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
     const FunctionDecl *Fn, SourceLocation ArgLoc, llvm::StringRef CopiedInto,
     std::string &HostDescriptor) {
   std::vector<Note> CopyNote{{"copied here", ST.point(Copy->getBeginLoc())}};
-  const Expr *Src = Copy->getArg(1)->IgnoreParenImpCasts();
-  while (const auto *EC = dyn_cast<ExplicitCastExpr>(Src))
-    Src = EC->getSubExpr()->IgnoreParenImpCasts();
-  const auto *Addr = dyn_cast<UnaryOperator>(Src);
-  const Expr *HostLV = Addr && Addr->getOpcode() == UO_AddrOf ? Addr->getSubExpr() : nullptr;
+  const Expr *HostLV;
+  const Expr *Src = copySource(Copy, HostLV);
   const VarDecl *H = HostLV && isTensorMapRecord(HostLV->getType())
                          ? simpleLValueRoot(HostLV, Ctx)
                          : nullptr;
@@ -232,15 +243,6 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
   return std::nullopt;
 }
 
-/// The outermost loop of \p Fn around \p S, or null.
-static const Stmt *outermostLoop(const Stmt *S, ParentMap &PM) {
-  const Stmt *Loop = nullptr;
-  for (const Stmt *P = PM.getParent(S); P; P = PM.getParent(P))
-    if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P))
-      Loop = P;
-  return Loop;
-}
-
 std::optional<Blocker> HostBuffers::graphReplayBlocker(const CallExpr *Copy, const Stmt *CopyTop,
                                                        size_t Copies, llvm::StringRef Into,
                                                        const FunctionDecl *Fn) {
@@ -259,26 +261,21 @@ std::optional<Blocker> HostBuffers::graphReplayBlocker(const CallExpr *Copy, con
   // what it copied. One on a stream can be captured, and a replay runs it
   // again; one in a loop runs again for the next replays. Either reads the
   // host descriptor as it is then, which must be what the launch captured.
-  ParentMap &PM = *index(Fn).PM;
-  const Stmt *Loop = outermostLoop(CopyTop, PM);
+  const Stmt *Loop = nullptr; // the outermost around the copy
+  for (const Stmt *P = parent(Fn, CopyTop); P; P = parent(Fn, P))
+    if (isLoop(P))
+      Loop = P;
   // A backward goto makes a loop of the whole body.
   if (!Loop && llvm::any_of(index(Fn).Stmts, [](const Stmt *S) {
         return isa<GotoStmt, IndirectGotoStmt>(S);
       }))
     Loop = Fn->getBody();
   const CudaApi *Api = cudaApiOf(Copy);
-  if (!Api || Api->Src < 0 || unsigned(Api->Src) >= Copy->getNumArgs())
-    return Refuse("'" + Into.str() + "' is copied into by a call the tool does not know",
-                  Copy->getBeginLoc());
-  if (!Api->streamOrdered() && !Loop)
+  if (Api && !Api->streamOrdered() && !Loop)
     return std::nullopt;
-  const Expr *Src = Copy->getArg(Api->Src)->IgnoreParenImpCasts();
-  while (const auto *EC = dyn_cast<ExplicitCastExpr>(Src))
-    Src = EC->getSubExpr()->IgnoreParenImpCasts();
-  const auto *Addr = dyn_cast<UnaryOperator>(Src);
-  const VarDecl *H = Addr && Addr->getOpcode() == UO_AddrOf
-                         ? simpleLValueRoot(Addr->getSubExpr(), Ctx)
-                         : nullptr;
+  const Expr *HostLV;
+  const Expr *Src = copySource(Copy, HostLV);
+  const VarDecl *H = HostLV ? simpleLValueRoot(HostLV, Ctx) : nullptr;
   if (!H || !H->hasLocalStorage() || H->getType()->isReferenceType())
     return Refuse("the copy reads '" + spelled(Src) +
                       "', not the address of a local descriptor, which may change before a replay",
@@ -316,18 +313,12 @@ std::optional<Blocker> HostBuffers::hostUnchangedAfter(
     const FunctionDecl *Fn,
     const std::function<Blocker(const std::string &, SourceLocation)> &Refuse) {
   ParentMap &PM = *index(Fn).PM;
-  const SourceManager &SM = Ctx.getSourceManager();
-  auto Inside = [&](const Stmt *Outer, SourceLocation L) {
-    SourceRange R = Outer->getSourceRange();
-    return !SM.isBeforeInTranslationUnit(L, R.getBegin()) &&
-           !SM.isBeforeInTranslationUnit(R.getEnd(), L);
-  };
   std::string Name = H->getNameAsString();
   auto HRefs = index(Fn).Refs.find(H);
   if (HRefs != index(Fn).Refs.end())
     for (const DeclRefExpr *R : HRefs->second) {
       SourceLocation L = R->getBeginLoc();
-      if (Inside(Copy, L))
+      if (isAncestor(Copy, R, Fn))
         continue;
       // Another name for it, made before the copy, may change it after.
       if (Reach.outermostLambda(R, Fn))
@@ -339,7 +330,7 @@ std::optional<Blocker> HostBuffers::hostUnchangedAfter(
                       L);
       if (RK == HostRefKind::Read)
         continue;
-      if (SM.isBeforeInTranslationUnit(CopyTop->getBeginLoc(), L) || (Loop && Inside(Loop, L)))
+      if (offsetOf(L) > offsetOf(CopyTop->getBeginLoc()) || (Loop && isAncestor(Loop, R, Fn)))
         return Refuse("'" + Name + "' may change here, after the copy", L);
     }
   // Code that may reach it through an escaped address, to the end of the

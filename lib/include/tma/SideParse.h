@@ -26,9 +26,6 @@ namespace clang {
 class ASTUnit;
 class DiagnosticConsumer;
 } // namespace clang
-namespace llvm {
-class MemoryBuffer;
-} // namespace llvm
 
 namespace tma {
 
@@ -55,19 +52,15 @@ private:
 };
 
 /// One side parsed. Members are destroyed in reverse order: the AST before
-/// the buffers and the preamble it reads.
+/// the consumer of its diagnostics and the preamble it reads.
 struct ParsedSide {
   std::shared_ptr<const SidePreamble> Preamble; // the one read, if any
-  std::unique_ptr<llvm::MemoryBuffer> MainBuffer;
   /// Receives the AST's diagnostics as long as the AST lives.
   std::unique_ptr<clang::DiagnosticConsumer> Consumer;
   std::unique_ptr<clang::ASTUnit> AST; // null when clang could not start
   std::vector<CompilerError> Errors;
   /// A fatal error or one without a position: nothing can be trusted.
   bool Untrustworthy = false;
-  /// Files the preamble read, as opened (the AST over it does not list
-  /// them until it reads them).
-  std::vector<std::string> PreambleFiles;
   /// A new preamble built by this parse, for the store.
   std::shared_ptr<const SidePreamble> Built;
 };
@@ -87,7 +80,9 @@ ParsedSide parseSide(CudaSide Side, const std::string &MainFile, const std::stri
                      const CompileOptions &Compile, const PreambleStore *Store,
                      PreambleUse Use);
 
-/// Every file \p P's SourceManager read, as opened and normalised.
+/// Every file \p P read (its SourceManager's, and its preamble's, which the
+/// AST over the preamble lists only once it reads them), normalised, with
+/// the other paths it opened them by in \p Aliases.
 void collectFilesRead(const ParsedSide &P, std::vector<std::string> &Real,
                       std::map<std::string, std::set<std::string>> &Aliases);
 

@@ -36,7 +36,7 @@ struct PassComponents {
                        LaunchArgFlow.analyzeLaunchArg(KL, I, Fn, Depth, Extra);
                      }),
         Buffers(P, LauncherFlow, Reach), UploadFlow(P, Buffers, Reach),
-        LaunchArgFlow(P, Buffers, LauncherFlow, UploadFlow, Reach),
+        LaunchArgFlow(P, Buffers, LauncherFlow, UploadFlow),
         Constants(P, Walker, Signatures, Buffers), PointerFlow(P, KernelRefChecks, LaunchArgFlow),
         ArgArrays(P) {}
 

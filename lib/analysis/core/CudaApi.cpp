@@ -41,6 +41,16 @@ CudaApi takesKernel(llvm::StringRef N, ApiRole Role, int Kernel) {
   A.KernelArg = Kernel;
   return A;
 }
+CudaApi symbolCopy(llvm::StringRef N) {
+  CudaApi A = memory(N, ApiRole::SymbolCopy, 0, 1, 2, 4);
+  A.OffsetArg = 3;
+  return A;
+}
+CudaApi handleBind(llvm::StringRef N, int Handle, int Kernel) {
+  CudaApi A = takesKernel(N, ApiRole::HandleBind, Kernel);
+  A.Dest = Handle;
+  return A;
+}
 CudaApi nameLookup(llvm::StringRef N, int NameArg) {
   CudaApi A{N, ApiRole::NameLookup};
   A.NameArg = NameArg;
@@ -66,8 +76,8 @@ const std::vector<CudaApi> &table() {
       memory("cudaMemcpyAsync", ApiRole::Copy, 0, 1, 2, 3),
       memory("cuMemcpyHtoD", ApiRole::Copy, 0, 1, 2),
       memory("cuMemcpyHtoDAsync", ApiRole::Copy, 0, 1, 2),
-      memory("cudaMemcpyToSymbol", ApiRole::SymbolCopy, 0, 1, 2, 4),
-      memory("cudaMemcpyToSymbolAsync", ApiRole::SymbolCopy, 0, 1, 2, 4),
+      symbolCopy("cudaMemcpyToSymbol"),
+      symbolCopy("cudaMemcpyToSymbolAsync"),
       memory("cudaFree", ApiRole::Free, 0),
       memory("cudaFreeAsync", ApiRole::Free, 0),
       memory("cuMemFree", ApiRole::Free, 0),
@@ -110,7 +120,7 @@ const std::vector<CudaApi> &table() {
       takesKernel("cuOccupancyAvailableDynamicSMemPerBlock", ApiRole::HandleQuery, 1),
       takesKernel("cuOccupancyMaxActiveClusters", ApiRole::HandleQuery, 1),
       takesKernel("cuOccupancyMaxPotentialClusterSize", ApiRole::HandleQuery, 1),
-      takesKernel("cudaGetFuncBySymbol", ApiRole::HandleBind, 1),
+      handleBind("cudaGetFuncBySymbol", 0, 1),
       // Kernels found by name.
       nameLookup("cuModuleGetFunction", 2),
       nameLookup("cuLibraryGetKernel", 2),

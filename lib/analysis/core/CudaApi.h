@@ -55,8 +55,11 @@ struct CudaApi {
   /// LaunchArray: the kernel is a CUfunction handle, not the symbol.
   bool Handle = false;
   /// Copies: the destination, the source, the size and the copy kind (-1: none).
-  /// Alloc and Free: Dest is the pointer. NameLookup: SizeArg... see NameArg.
+  /// Alloc and Free: Dest is the pointer. HandleBind: Dest is the handle's
+  /// address, KernelArg the kernel.
   int Dest = -1, Src = -1, SizeArg = -1, KindArg = -1;
+  /// SymbolCopy: the offset into the symbol (-1: none).
+  int OffsetArg = -1;
   /// NameLookup: the name argument.
   int NameArg = -1;
   /// Enqueued on a stream (`cudaMemcpyAsync`, `cuMemcpyHtoDAsync`): it runs

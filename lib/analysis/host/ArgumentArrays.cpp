@@ -26,9 +26,10 @@ const FunctionDecl *ArgumentArrays::kernelOfHandle(const VarDecl *F, const Funct
     if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf) {
       auto [QC, Q] = climb(Fn, UO, parensAndCasts);
       const auto *Bind = dyn_cast_or_null<CallExpr>(Q);
-      if (Bind && cudaApi(calleeName(Bind), ApiRole::HandleBind) && Bind->getNumArgs() == 2 &&
-          Bind->getArg(0) == QC && !K) {
-        const Expr *Sym = stripCasts(Bind->getArg(1));
+      const CudaApi *Api = Bind ? cudaApi(calleeName(Bind), ApiRole::HandleBind) : nullptr;
+      if (Api && unsigned(std::max(Api->Dest, Api->KernelArg)) < Bind->getNumArgs() &&
+          Bind->getArg(Api->Dest) == QC && !K) {
+        const Expr *Sym = stripCasts(Bind->getArg(Api->KernelArg));
         if (const auto *A = dyn_cast<UnaryOperator>(Sym); A && A->getOpcode() == UO_AddrOf)
           Sym = stripCasts(A->getSubExpr());
         const auto *SR = dyn_cast<DeclRefExpr>(Sym);

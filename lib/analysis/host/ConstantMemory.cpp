@@ -54,7 +54,7 @@ private:
   HostUse declarationUse(const VarDecl *V, const VarDecl *Def, const Symbol &S);
   void classifyRef(size_t SymbolIndex, const DeclRefExpr *R, const FunctionDecl *Fn);
   void classifyHostRef(Symbol &S, const DeclRefExpr *R, const FunctionDecl *Fn);
-  bool copiesWholeDescriptor(const CallExpr *Call);
+  bool copiesWholeDescriptor(const CallExpr *Call, const CudaApi &Api);
   void sortBySource();
   std::string keyOf(const FunctionDecl *K, const Symbol &S);
   void addKernelParams(const FunctionDecl *K, const std::vector<size_t> &Syms);
@@ -187,16 +187,17 @@ void ConstantSymbols::classifyRef(size_t SymbolIndex, const DeclRefExpr *R,
 }
 
 /// Is \p Call a cudaMemcpyToSymbol of 128 bytes at offset 0, from the host?
-bool ConstantSymbols::copiesWholeDescriptor(const CallExpr *Call) {
-  auto IntArg = [&](unsigned I, int64_t Default) -> std::optional<int64_t> {
-    if (I >= Call->getNumArgs() || isa<CXXDefaultArgExpr>(Call->getArg(I)))
+bool ConstantSymbols::copiesWholeDescriptor(const CallExpr *Call, const CudaApi &Api) {
+  auto IntArg = [&](int I, int64_t Default) -> std::optional<int64_t> {
+    if (I < 0 || unsigned(I) >= Call->getNumArgs() || isa<CXXDefaultArgExpr>(Call->getArg(I)))
       return Default;
     Expr::EvalResult E;
     if (!Call->getArg(I)->EvaluateAsInt(E, Ctx))
       return std::nullopt;
     return E.Val.getInt().getExtValue();
   };
-  std::optional<int64_t> Size = IntArg(2, -1), Offset = IntArg(3, 0), Kind = IntArg(4, 1);
+  std::optional<int64_t> Size = IntArg(Api.SizeArg, -1), Offset = IntArg(Api.OffsetArg, 0),
+                         Kind = IntArg(Api.KindArg, 1);
   return Size == 128 && Offset == 0 && (Kind == 1 || Kind == 4);
 }
 
@@ -205,8 +206,9 @@ void ConstantSymbols::classifyHostRef(Symbol &S, const DeclRefExpr *R, const Fun
   auto [Cur, P] = climb(Fn, R, parensCastsAndAddressOf);
   const auto *Call = dyn_cast_or_null<CallExpr>(P);
   std::string Callee = Call ? calleeName(Call) : "";
-  bool WholeCopy = Call && cudaApi(Callee, ApiRole::SymbolCopy) && Call->getNumArgs() >= 3 &&
-                   Call->getArg(0) == Cur && copiesWholeDescriptor(Call);
+  const CudaApi *Api = Call ? cudaApi(Callee, ApiRole::SymbolCopy) : nullptr;
+  bool WholeCopy = Api && unsigned(Api->SizeArg) < Call->getNumArgs() &&
+                   Call->getArg(Api->Dest) == Cur && copiesWholeDescriptor(Call, *Api);
   HostUse U;
   U.Where = ST.point(R->getBeginLoc());
   if (!WholeCopy) {

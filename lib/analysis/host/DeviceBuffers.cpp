@@ -118,8 +118,9 @@ HostUse HostBuffers::classifyBufferUse(BufferStorage V, const Expr *R,
   if (const auto *BO = dyn_cast_or_null<BinaryOperator>(S.P); BO && BO->isAdditiveOp())
     if (const auto *Dst = dyn_cast_or_null<CallExpr>(
             climb(Fn, BO, parensCastsAndTemporaries).Parent);
-        Dst && cudaApiOf(Dst) && cudaApiOf(Dst)->Role == ApiRole::Copy && Dst->getNumArgs() &&
-        Dst->getArg(0)->IgnoreParenImpCasts() == BO)
+        Dst && cudaApiOf(Dst) && cudaApiOf(Dst)->Role == ApiRole::Copy &&
+        unsigned(cudaApiOf(Dst)->Dest) < Dst->getNumArgs() &&
+        Dst->getArg(cudaApiOf(Dst)->Dest)->IgnoreParenImpCasts() == BO)
       Pass.PartialCopies[R] = Dst; // `cudaMemcpy(d + k, ...)`: part of an array
   const auto *Call = dyn_cast_or_null<CallExpr>(S.P);
   std::optional<std::pair<const FunctionDecl *, unsigned>> Forwarded;
@@ -164,7 +165,8 @@ HostUse HostBuffers::classifyBufferUse(BufferStorage V, const Expr *R,
           isDescriptorPointer(K->getParamDecl(I)->getType()))
         setLaunch(U, K, I, launchOf(K));
   } else if (const CudaApi *Api = cudaApiOf(Call);
-             Api && Call->getNumArgs() > 0 && Call->getArg(0) == S.Cur) {
+             Api && Api->Dest >= 0 && unsigned(Api->Dest) < Call->getNumArgs() &&
+             Call->getArg(Api->Dest) == S.Cur) {
     if (S.AddrTaken && Api->Role == ApiRole::Alloc)
       U.Kind = HostUseKind::Alloc;
     else if (!S.AddrTaken && Api->Role == ApiRole::Free)

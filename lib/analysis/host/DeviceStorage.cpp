@@ -112,6 +112,9 @@ SourceSpan DeviceStorage::spanOf(const FunctionDecl *Fn) {
 bool DeviceStorage::whyOpen(Group &G, const StorageNode &N, SourceLocation At) {
   if (!N.Closed)
     return refuse(G, At, N.WhyOpen);
+  if (In.DeclaredElsewhere)
+    if (std::optional<std::string> Why = In.DeclaredElsewhere(N.D))
+      return refuse(G, At, *Why);
   const FunctionDecl *Owner = nullptr;
   if (N.K == StorageNode::Result)
     Owner = cast<FunctionDecl>(N.D);

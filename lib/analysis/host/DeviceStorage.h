@@ -79,11 +79,17 @@ struct Retarget {
 
 /// What the rule needs from the rest of the pass, as callbacks.
 struct StorageInputs {
-  /// Why another translation unit may call \p F unseen (external linkage,
-  /// not the whole program), or none.
+  /// Why another translation unit may call \p F (external linkage, and the
+  /// run is not the whole program in one translation unit), or none. The
+  /// rule edits no signature, so such a caller would go on passing a device
+  /// pointer (or using a returned one as one) unseen.
   std::function<std::optional<std::string>(const clang::FunctionDecl *)> CallableElsewhere;
   /// Why another translation unit may name the global \p V, or none.
   std::function<std::optional<std::string>(const clang::VarDecl *)> NamedElsewhere;
+  /// Why another translation unit may use the storage declared by \p D: it
+  /// is declared in a header that other units may include (and the run is
+  /// not the whole program in one translation unit), or none.
+  std::function<std::optional<std::string>(const clang::Decl *)> DeclaredElsewhere;
   /// The kernels a `<<<>>>` launch through a function-pointer variable may
   /// run, when every one is known (PointerLaunches); empty otherwise.
   std::function<std::vector<const clang::FunctionDecl *>(const clang::CallExpr *)> PointerTargets;

@@ -39,15 +39,11 @@ void KernelRefs::analyzeKernelRef(const DeclRefExpr *R, const FunctionDecl *Fn) 
 bool KernelRefs::isQueryArgument(const Expr *E, const FunctionDecl *Fn, bool ThroughAddressOf) {
   // `cudaFuncSetAttribute(k<64>, ...)`, `cudaFuncGetAttributes(&a, (void *)&k)`:
   // the kernel's value, as it is or cast, is all the call gets.
-  const Stmt *Cur = E;
-  const Stmt *P = parent(Fn, Cur);
-  for (; P; Cur = P, P = parent(Fn, P)) {
-    const auto *UO = dyn_cast<UnaryOperator>(P);
-    if (UO && UO->getOpcode() == UO_AddrOf && ThroughAddressOf)
-      ThroughAddressOf = false; // once: `&&k` is no kernel
-    else if (!isa<ParenExpr, CastExpr>(P))
-      break;
-  }
+  Climbed Up = climb(Fn, E, parensAndCasts);
+  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Up.Parent);
+      UO && UO->getOpcode() == UO_AddrOf && ThroughAddressOf)
+    Up = climb(Fn, UO, parensAndCasts); // once: `&&k` is no kernel
+  const Stmt *Cur = Up.Child, *P = Up.Parent;
   const auto *CE = dyn_cast_or_null<CallExpr>(P);
   const CudaApi *Api = CE ? cudaApi(calleeName(CE), ApiRole::KernelQuery) : nullptr;
   if (!Api || CE->getNumArgs() <= unsigned(Api->KernelArg) || CE->getArg(Api->KernelArg) != Cur)

@@ -6,7 +6,6 @@
 #include "HostRefs.h"
 #include "LaunchArgs.h"
 #include "Launchers.h"
-#include "ObjectReach.h"
 #include "UploadHelpers.h"
 
 #include "../core/CudaApi.h"
@@ -53,7 +52,6 @@ const HostFlow HostFlows[] = {
     {"not a local variable", &LaunchArgs::notLocal},
     {"spelled in a macro", &LaunchArgs::spelledInMacro},
     {"H6 upload-helper variable", &LaunchArgs::uploadHelperVariable},
-    {"H1 alias of a device buffer", &LaunchArgs::deviceBufferAlias},
     {"H1-H3 device buffer", &LaunchArgs::deviceBuffer},
 };
 } // namespace
@@ -270,15 +268,6 @@ FlowAnswer LaunchArgs::uploadHelperVariable(const LaunchArg &A, LaunchSite &LS) 
 // until it, reads a host descriptor the launch can pass by value.
 FlowAnswer LaunchArgs::deviceBuffer(const LaunchArg &A, LaunchSite &LS) {
   return traceDeviceCopy(A, A.Var, A.Spelled, LS);
-}
-
-// H1 through an alias: `CUtensorMap *alias = d;`, only read after: the
-// launch passes the copy in `d`, and is one of its launches.
-FlowAnswer LaunchArgs::deviceBufferAlias(const LaunchArg &A, LaunchSite &LS) {
-  const VarDecl *D = Reach.aliasedDeviceCopy(A.Var, A.Fn);
-  if (!D)
-    return FlowAnswer::notMine();
-  return traceDeviceCopy(A, D, A.Spelled, LS);
 }
 
 /// The local struct variable and pointer field of `plan.device`, or none.

@@ -7,7 +7,6 @@ namespace tma::analysis {
 
 class HostBuffers;
 class Launchers;
-class ObjectReach;
 class UploadHelpers;
 
 
@@ -46,9 +45,8 @@ struct FlowAnswer {
 class LaunchArgs : public PassComponent {
 public:
   LaunchArgs(PassContext &P, HostBuffers &Buffers, Launchers &LauncherFlow,
-             UploadHelpers &UploadFlow, ObjectReach &Reach)
-      : PassComponent(P), Buffers(Buffers), LauncherFlow(LauncherFlow), UploadFlow(UploadFlow),
-        Reach(Reach) {}
+             UploadHelpers &UploadFlow)
+      : PassComponent(P), Buffers(Buffers), LauncherFlow(LauncherFlow), UploadFlow(UploadFlow) {}
 
   void analyzeLaunch(const KernelLaunch &KL, const clang::FunctionDecl *Fn);
   /// One descriptor argument of a launch (or of a call to a launcher that
@@ -69,14 +67,12 @@ public:
   FlowAnswer uploadHelperCall(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer uploadHelperVariable(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer memberDeviceCopy(const LaunchArg &A, LaunchSite &LS);
-  FlowAnswer deviceBufferAlias(const LaunchArg &A, LaunchSite &LS);
   FlowAnswer deviceBuffer(const LaunchArg &A, LaunchSite &LS);
 
 private:
   HostBuffers &Buffers;
   Launchers &LauncherFlow;
   UploadHelpers &UploadFlow;
-  ObjectReach &Reach;
   /// Refuses the argument with the reason \p Why, filled with \p Args.
   FlowAnswer refuse(ReasonID Why, llvm::ArrayRef<std::string> Args, clang::SourceLocation At,
                     std::vector<Note> Notes = {});

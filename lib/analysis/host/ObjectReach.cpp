@@ -541,16 +541,6 @@ bool ObjectReach::isFollowedDeviceAlias(const VarDecl *V, const FunctionDecl *Fn
   return true;
 }
 
-const VarDecl *ObjectReach::aliasedDeviceCopy(const VarDecl *V, const FunctionDecl *Fn) {
-  const Expr *Init = V->getInit() ? V->getInit()->IgnoreParenImpCasts() : nullptr;
-  const auto *IR = dyn_cast_or_null<DeclRefExpr>(Init);
-  const auto *D = IR ? dyn_cast<VarDecl>(IR->getDecl()) : nullptr;
-  if (!D || D == V || !isLocalVariable(D) || D->getType()->isReferenceType() ||
-      !isDescriptorPointer(D->getType()) || !isFollowedDeviceAlias(V, Fn))
-    return nullptr;
-  return D;
-}
-
 bool ObjectReach::accountsFor(const DeclRefExpr *R, const VarDecl *V, const FunctionDecl *Fn) {
   return useOfName(R, V, Fn, 0, /*DevicePointer=*/false).What != Effect::Escape;
 }

@@ -62,9 +62,6 @@ public:
   /// A local descriptor pointer initialised from a device copy and only
   /// read after: it names the same copy, so its uses are the copy's uses.
   bool isFollowedDeviceAlias(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
-  /// The local device-copy variable that \p V, a followed alias, was
-  /// initialised from (`CUtensorMap *alias = d;`), or null.
-  const clang::VarDecl *aliasedDeviceCopy(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
   /// Does the proof follow what reference \p R of \p V does: anything but
   /// an escape (`CUtensorMap *p = &h;` binds a local it follows)?
   bool accountsFor(const clang::DeclRefExpr *R, const clang::VarDecl *V,

@@ -6,6 +6,8 @@
 
 #include "DeviceStorage.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <set>
 
 using namespace clang;
@@ -49,13 +51,34 @@ public:
 private:
   StorageInputs inputs() {
     StorageInputs In;
-    In.CallableElsewhere = [this](const FunctionDecl *F) { return callableUnverified(F, "function"); };
+    // A storage another translation unit can reach is open unless this
+    // unit is the whole program: there, a copy or a launch would go on
+    // treating it as device memory, and nothing would be edited to match
+    // (unlike the flows, the rule keeps every signature, so nothing fails
+    // to compile either).
+    In.CallableElsewhere = [this](const FunctionDecl *F) -> std::optional<std::string> {
+      if (!F->isExternallyVisible() || wholeProgramInOneUnit())
+        return std::nullopt;
+      return "'" + F->getQualifiedNameAsString() +
+             "' has external linkage: another translation unit may call it with a device "
+             "pointer or use what it returns as one (make it static, or " + oneUnitRun() + ")";
+    };
     In.NamedElsewhere = [this](const VarDecl *V) -> std::optional<std::string> {
-      if (!V->isExternallyVisible() || (Pass.wholeProgram() && Opts.SingleUnit))
+      if (!V->isExternallyVisible() || wholeProgramInOneUnit())
         return std::nullopt;
       return "'" + V->getQualifiedNameAsString() +
-             "' has external linkage: another translation unit may use it (make it static, or "
-             "run over the whole program in one translation unit)";
+             "' has external linkage: another translation unit may use it (make it static, or " +
+             oneUnitRun() + ")";
+    };
+    In.DeclaredElsewhere = [this](const Decl *D) -> std::optional<std::string> {
+      const SourceManager &SM = Ctx.getSourceManager();
+      if (wholeProgramInOneUnit() || SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
+        return std::nullopt;
+      std::string Name = "it";
+      if (const auto *ND = dyn_cast<NamedDecl>(D))
+        Name = "'" + ND->getQualifiedNameAsString() + "'";
+      return Name + " is declared in a header: another translation unit that includes it may "
+             "copy into, free or launch it as device memory (" + oneUnitRun() + ")";
     };
     In.PointerTargets = [this](const CallExpr *Call) -> std::vector<const FunctionDecl *> {
       const auto *KC = dyn_cast<CUDAKernelCallExpr>(Call);
@@ -72,6 +95,16 @@ private:
       return It->second;
     };
     return In;
+  }
+
+  bool wholeProgramInOneUnit() { return Pass.wholeProgram() && Opts.SingleUnit; }
+  /// What would let the rule see every use: the whole program in one run
+  /// of one translation unit.
+  std::string oneUnitRun() {
+    if (Opts.UnitsNotInRun.empty())
+      return "run over the whole program in one translation unit";
+    return "run over the whole program in one translation unit; not in this run: " +
+           llvm::join(llvm::ArrayRef(Opts.UnitsNotInRun).take_front(3), ", ");
   }
 
   bool touches(const Retarget &R, const DeviceBuffer &B) {

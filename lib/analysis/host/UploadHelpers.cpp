@@ -222,7 +222,10 @@ std::optional<Blocker> UploadAnalysis::checkCopiedDescriptor() {
   const Stmt *CopyTop = Pass.BufferCopies[H.D].front().Top;
   if (parent(H.Def, CopyTop) != H.Def->getBody() || !runsWhenReached(Copy, CopyTop, H.Def))
     return why(ReasonID::UploadCopyNotAlways, {UName}, Copy->getBeginLoc());
-  const auto *Addr = dyn_cast<UnaryOperator>(stripCasts(Copy->getArg(1)));
+  const CudaApi *Api = cudaApiOf(Copy);
+  if (!Api || Api->Src < 0 || unsigned(Api->Src) >= Copy->getNumArgs())
+    return why(ReasonID::UploadCopyNotLocal, {UName}, Copy->getBeginLoc());
+  const auto *Addr = dyn_cast<UnaryOperator>(stripCasts(Copy->getArg(Api->Src)));
   const auto *MRef = Addr && Addr->getOpcode() == UO_AddrOf
                          ? dyn_cast<DeclRefExpr>(Addr->getSubExpr()->IgnoreParens())
                          : nullptr;
@@ -344,24 +347,13 @@ std::optional<Blocker> UploadAnalysis::keepInCache(const CallExpr *Call, const V
 /// A use of the caller's variable \p CV: a launch or a removable free.
 std::optional<Blocker> UploadAnalysis::checkLocalUse(const DeclRefExpr *VR, const VarDecl *CV,
                                                      const FunctionDecl *Caller) {
-  const Stmt *C = VR;
-  const Stmt *Q = parent(Caller, C);
-  auto ClimbImplicit = [&] {
-    Climbed Up = climb(Caller, C, parensAndImplicitCasts);
-    C = Up.Child;
-    Q = Up.Parent;
-  };
-  ClimbImplicit();
-  if (launchUses(Q, VR))
+  if (launchUses(climb(Caller, VR, parensAndImplicitCasts).Parent, VR))
     return std::nullopt;
-  while (Q && isa<ExplicitCastExpr>(Q)) { // cudaFree((void *)p)
-    C = Q;
-    ClimbImplicit();
-  }
+  auto [C, Q] = climb(Caller, VR, parensAndCasts); // cudaFree((void *)p)
   const auto *FreeCall = dyn_cast_or_null<CallExpr>(Q);
   std::string FreeName = FreeCall ? driverBaseName(calleeName(FreeCall)).str() : "";
-  if (!FreeCall || FreeCall->getNumArgs() < 1 || FreeCall->getArg(0) != C ||
-      !cudaApi(FreeName, ApiRole::Free))
+  const CudaApi *Api = FreeCall ? cudaApi(FreeName, ApiRole::Free) : nullptr;
+  if (!Api || unsigned(Api->Dest) >= FreeCall->getNumArgs() || FreeCall->getArg(Api->Dest) != C)
     return why(otherUse(Q, ReasonID::UploadLocalToPointerLaunch, ReasonID::UploadLocalOtherUse),
                {CV->getNameAsString(), UName}, VR->getBeginLoc());
   HostUse FU;

@@ -77,8 +77,14 @@ int alias_to_rewritten_kernels(int *out) {
   cudaFree(d);
   return 0;
 }
-// CHECK-FIXES: {{^}}  rewritten_alias_a<<<1, 1>>>(map, out);
-// CHECK-FIXES-NEXT: {{^}}  rewritten_alias_b<<<1, 1>>>(map, out);
+// The alias and the copy are one storage group (the storage rule): it is
+// retargeted whole, so no device copy is left behind.
+// CHECK-FIXES: {{^}}  d = new CUtensorMap;
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap *alias = d;
+// CHECK-FIXES-NEXT: {{^}}  *d = map;
+// CHECK-FIXES-NEXT: {{^}}  rewritten_alias_a<<<1, 1>>>(*alias, out);
+// CHECK-FIXES-NEXT: {{^}}  rewritten_alias_b<<<1, 1>>>(*d, out);
+// CHECK-FIXES-NEXT: {{^}}  delete d;
 
 int pointer_to_const(int *out) {
   CUtensorMap map{};

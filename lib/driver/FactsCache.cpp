@@ -64,6 +64,11 @@ std::string factsKey(const TUInput &In, const EngineOptions &Opts, bool Prefilte
   Field("singleUnit", Opts.Analysis.SingleUnit);
   for (const std::string &U : Opts.Analysis.UnitsNotInRun)
     Field("notInRun", U);
+  for (const auto &[Unit, Files] : Opts.Analysis.UnitIncludes) {
+    Field("unit", Unit);
+    for (const std::string &F : Files)
+      Field("includes", F);
+  }
   Field("strict", Opts.Strict);
   Field("prefilter", PrefilterApplies);
   return hexHash(Text);

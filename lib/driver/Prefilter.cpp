@@ -60,11 +60,17 @@ std::string existing(llvm::StringRef Dir, llvm::StringRef Name) {
   return std::string();
 }
 
-} // namespace
+/// What the walk over a TU's user files does with each file's text: go on,
+/// or stop with a reason.
+using FileVisit = llvm::function_ref<std::optional<std::string>(const std::string &File,
+                                                                llvm::StringRef Text)>;
 
-PrefilterResult prefilter(const std::string &File, const CompileOptions &Compile) {
-  static const char *const Spellings[] = {"CUtensorMap", "TmaDescriptor"};
-  PrefilterResult R;
+/// Walks the TU's file and every `#include` that resolves to a user
+/// directory (see prefilter()), in breadth-first order, into \p R.Files;
+/// stops with R.Reason set when \p Visit says so, a file cannot be read, or
+/// an include is computed by a macro. Returns whether it saw every file.
+bool walkUserFiles(const std::string &File, const CompileOptions &Compile, PrefilterResult &R,
+                   FileVisit Visit) {
   UserDirs Dirs = userDirs(Compile);
   llvm::StringSet<> Seen;
   std::deque<std::string> Work{normalizePath(File)};
@@ -79,14 +85,13 @@ PrefilterResult prefilter(const std::string &File, const CompileOptions &Compile
     auto Buf = llvm::MemoryBuffer::getFile(Cur);
     if (!Buf) {
       R.Reason = "'" + Cur + "' cannot be read here";
-      return R;
+      return false;
     }
     llvm::StringRef Text = (*Buf)->getBuffer();
-    for (const char *S : Spellings)
-      if (Text.contains(S)) {
-        R.Reason = "'" + Cur + "' spells " + S;
-        return R;
-      }
+    if (std::optional<std::string> Stop = Visit(Cur, Text)) {
+      R.Reason = std::move(*Stop);
+      return false;
+    }
     llvm::StringRef CurDir = llvm::sys::path::parent_path(Cur);
     for (llvm::StringRef Rest = Text; !Rest.empty();) {
       llvm::StringRef Line;
@@ -104,7 +109,7 @@ PrefilterResult prefilter(const std::string &File, const CompileOptions &Compile
       char Open = L.front();
       if (Open != '"' && Open != '<') {
         R.Reason = "'" + Cur + "' has an include computed by a macro";
-        return R;
+        return false;
       }
       size_t Close = L.find(Open == '"' ? '"' : '>', 1);
       if (Close == llvm::StringRef::npos)
@@ -125,11 +130,36 @@ PrefilterResult prefilter(const std::string &File, const CompileOptions &Compile
         Work.push_back(Found);
     }
   }
+  return true;
+}
+} // namespace
+
+PrefilterResult prefilter(const std::string &File, const CompileOptions &Compile) {
+  static const char *const Spellings[] = {"CUtensorMap", "TmaDescriptor"};
+  PrefilterResult R;
+  auto Spelled = [](const std::string &Cur, llvm::StringRef Text) -> std::optional<std::string> {
+    for (const char *S : Spellings)
+      if (Text.contains(S))
+        return "'" + Cur + "' spells " + S;
+    return std::nullopt;
+  };
+  if (!walkUserFiles(File, Compile, R, Spelled))
+    return R;
   R.MayMatter = false;
   R.Reason = "no descriptor type is spelled in it or in the " +
              std::to_string(R.Files.size() - 1) + " user header" +
              (R.Files.size() == 2 ? "" : "s") + " it may include";
   return R;
+}
+
+std::optional<std::vector<std::string>> userFilesOf(const std::string &File,
+                                                   const CompileOptions &Compile) {
+  PrefilterResult R;
+  if (!walkUserFiles(File, Compile, R, [](const std::string &, llvm::StringRef) {
+        return std::optional<std::string>();
+      }))
+    return std::nullopt;
+  return R.Files;
 }
 
 bool filesMention(const std::vector<std::string> &Files, const std::vector<std::string> &Words) {

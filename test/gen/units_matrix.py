@@ -19,10 +19,13 @@ device unless the run is the whole program in one unit. Dimensions:
 a.cu always logs the pointer before the launch, a shape only the rule
 follows (the flows refuse it), so every cell tests the rule. Every unsafe
 cell must be refused with all files unchanged. Each storage has a safe twin:
-a.cu alone, a whole program in one unit (no database, with main), which must
-be rewritten; and a `static` global with b.cu present (b.cu cannot name
-it), which must be rewritten in both run modes. With --nvcc every program is
-compiled for sm_90a before, and every rewrite after. Prints
+a.cu alone, a whole program in one unit (no database, with main), and a.cu
+alone with a database whose other unit neither includes the header nor
+names the storage (the units' includes are read by text), each of which
+must be rewritten; and a `static` global with b.cu present (b.cu cannot
+name it), which must be rewritten in both run modes. With --nvcc every safe program is compiled
+for sm_90a before and after the rewrite (--nvcc-all: the unsafe ones, which
+must stay unchanged, before too). Prints
 `units-matrix: R/S safe rewritten, U/T unsafe refused, C compile failures`.
 """
 import argparse, concurrent.futures, json, os, shutil, subprocess, sys, tempfile
@@ -44,6 +47,17 @@ int main() {
 '''
 INCLUDES = "#include <cuda.h>\n#include <cuda_runtime.h>\n#include <cstdio>\n"
 LOG = 'std::fprintf(stderr, "map at %p\\n", (const void *){p});\n'
+
+
+
+def global_program(linkage):
+    """a.cu's code for a device copy in a global `g_map` (`static` or not)."""
+    return (linkage + "CUtensorMap *g_map = nullptr;\n"
+            "void run(unsigned long long *out) {\n  CUtensorMap h{};\n"
+            "  cudaMalloc(&g_map, sizeof(CUtensorMap));\n"
+            "  cudaMemcpy(g_map, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);\n  "
+            + LOG.format(p="g_map") + "  sum_map<<<1, 1>>>(g_map, out);\n}\n")
+
 
 # Each storage: the header, a.cu's code (with run(out)), and b.cu's code for
 # each use ({ref}: how b.cu reaches the storage).
@@ -80,11 +94,7 @@ STORAGES = {
         uses=["copy-into", "read-back", "free"]),
     "extern-global": dict(
         header="#pragma once\n" + INCLUDES + "extern CUtensorMap *g_map;\nvoid other_unit();\n",
-        a="CUtensorMap *g_map = nullptr;\n"
-          "void run(unsigned long long *out) {\n  CUtensorMap h{};\n"
-          "  cudaMalloc(&g_map, sizeof(CUtensorMap));\n"
-          "  cudaMemcpy(g_map, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);\n  "
-          + LOG.format(p="g_map") + "  sum_map<<<1, 1>>>(g_map, out);\n}\n",
+        a=global_program(""),
         b="void other_unit() {{\n{use}}}\n", ref="g_map",
         uses=["copy-into", "read-back", "free"]),
 }
@@ -92,11 +102,7 @@ STORAGES = {
 # device copy) cannot name it.
 STATIC_GLOBAL = dict(
     header="#pragma once\n" + INCLUDES + "void other_unit();\n",
-    a="static CUtensorMap *g_map = nullptr;\n"
-      "void run(unsigned long long *out) {\n  CUtensorMap h{};\n"
-      "  cudaMalloc(&g_map, sizeof(CUtensorMap));\n"
-      "  cudaMemcpy(g_map, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);\n  "
-      + LOG.format(p="g_map") + "  sum_map<<<1, 1>>>(g_map, out);\n  cudaFree(g_map);\n}\n",
+    a=global_program("static "),
     b="static CUtensorMap *g_map = nullptr;\nvoid other_unit() {\n"
       "  CUtensorMap h{};\n  cudaMalloc(&g_map, sizeof(CUtensorMap));\n"
       "  cudaMemcpy(g_map, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);\n  cudaFree(g_map);\n}\n")
@@ -109,6 +115,9 @@ USES = {
                         "  cudaMemcpy(d2, &h2, sizeof(CUtensorMap), cudaMemcpyHostToDevice);\n"
                         "  launch(d2, out);\n  cudaFree(d2);\n",
 }
+# Another unit of the database that neither includes the header nor names
+# the storage: it cannot reach it.
+UNRELATED = "#include <cuda_runtime.h>\n\nint unrelated_unit() { return cudaDeviceSynchronize() != cudaSuccess; }\n"
 NVCC_FLAGS = ["-std=c++17", "-gencode=arch=compute_90a,code=sm_90a"]
 
 
@@ -116,7 +125,9 @@ def program(storage, use, with_b):
     s = STORAGES.get(storage, STATIC_GLOBAL)
     a = '#include "shared.h"\n\n' + KERNEL + "\n" + s["a"] + MAIN_TAIL
     files = {"shared.h": s["header"], "a.cu": a}
-    if with_b:
+    if with_b == "unrelated":
+        files["b.cu"] = UNRELATED
+    elif with_b:
         b = s["b"] if use is None else s["b"].format(use=USES[use].format(ref=s["ref"]))
         files["b.cu"] = '#include "shared.h"\n\n' + b
     return files
@@ -129,6 +140,7 @@ def cells():
             for run in ("both", "alone-with-database"):
                 out.append((storage, use, run, False))
         out.append((storage, None, "one-unit", True))
+        out.append((storage, None, "alone-with-unrelated-unit", True))
     for run in ("both", "alone-with-database"):
         out.append(("static-global", None, run, True))
     return out
@@ -153,19 +165,19 @@ def check(a, cell, work):
     cdir = os.path.join(work, name_of(cell))
     shutil.rmtree(cdir, ignore_errors=True)
     os.makedirs(cdir)
-    files = program(storage, use, run != "one-unit")
+    files = program(storage, use, "unrelated" if run.endswith("unrelated-unit") else run != "one-unit")
     for fn, text in files.items():
         with open(os.path.join(cdir, fn), "w") as f:
             f.write(text)
     sources = sorted(fn for fn in files if fn.endswith(".cu"))
     problems, compile_failures = [], 0
-    if a.nvcc:
+    if a.nvcc and (safe or a.nvcc_all):
         err = compiles(a.nvcc, cdir, sources)
         if err:
             problems.append("nvcc rejects the original: " + err)
             compile_failures += 1
     cmd = [a.tool]
-    if run == "alone-with-database":
+    if run.startswith("alone-with"):
         db = [{"directory": cdir, "file": os.path.join(cdir, src),
                "arguments": ["nvcc"] + NVCC_FLAGS + ["-c", src]} for src in sources]
         with open(os.path.join(cdir, "compile_commands.json"), "w") as f:
@@ -200,6 +212,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tool", required=True)
     ap.add_argument("--nvcc")
+    ap.add_argument("--nvcc-all", action="store_true",
+                    help="also compile the unsafe programs (left unchanged) before the run")
     ap.add_argument("--keep")
     ap.add_argument("--only")
     ap.add_argument("-j", "--jobs", type=int, default=min(4, os.cpu_count() or 1))

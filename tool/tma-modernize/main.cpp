@@ -6,6 +6,7 @@
 #include "tma/Engine.h"
 #include "tma/FactsCache.h"
 #include "tma/Format.h"
+#include "tma/Prefilter.h"
 #include "tma/Report.h"
 #include "tma/SideParse.h"
 
@@ -355,6 +356,19 @@ static void collectInputs(CliOptions &O, const CompileDatabase &DB, std::vector<
   O.Engine.Analysis.SingleUnit = O.Sources.size() == 1;
   for (const std::string &Src : O.Sources)
     Inputs.push_back(inputFor(Src, O, DB));
+  if (!DB.Commands)
+    return;
+  // Which units may include which headers: a storage declared in a header
+  // that no other unit includes is used by this unit only.
+  std::map<std::string, CompileOptions> InRun;
+  for (const TUInput &In : Inputs)
+    InRun[normalizePath(In.File)] = In.Compile;
+  for (const std::string &F : DB.Commands->getAllFiles()) {
+    std::string Unit = normalizePath(F);
+    auto It = InRun.find(Unit);
+    CompileOptions C = It != InRun.end() ? It->second : inputFor(F, O, DB).Compile;
+    O.Engine.Analysis.UnitIncludes[Unit] = userFilesOf(Unit, C).value_or(std::vector<std::string>{"*"});
+  }
 }
 
 /// The write phase's errors and warnings; false when a file could not be

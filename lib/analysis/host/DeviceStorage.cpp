@@ -109,10 +109,23 @@ SourceSpan DeviceStorage::spanOf(const FunctionDecl *Fn) {
 /// Why a storage can be reached by code this translation unit does not
 /// show: the calls of a function whose address is taken or that is virtual,
 /// another unit's calls, a global another unit names, device memory.
+/// Can code other than its own function's body use the storage: a field, a
+/// parameter or result (its callers), a global? A local, even a `static`
+/// one, of a function in a header is used only by that function's text,
+/// which every translation unit including the header gets edited alike.
+static bool usableFromOtherCode(const StorageNode &N) {
+  if (N.K == StorageNode::Field || N.K == StorageNode::Parameter || N.K == StorageNode::Result)
+    return true;
+  if (isa<FieldDecl>(N.D))
+    return true; // an owner that is a field
+  const auto *V = dyn_cast<VarDecl>(N.D);
+  return V && V->hasGlobalStorage() && !V->isStaticLocal();
+}
+
 bool DeviceStorage::whyOpen(Group &G, const StorageNode &N, SourceLocation At) {
   if (!N.Closed)
     return refuse(G, At, N.WhyOpen);
-  if (In.DeclaredElsewhere)
+  if (In.DeclaredElsewhere && usableFromOtherCode(N))
     if (std::optional<std::string> Why = In.DeclaredElsewhere(N.D))
       return refuse(G, At, *Why);
   const FunctionDecl *Owner = nullptr;

@@ -86,9 +86,11 @@ struct StorageInputs {
   std::function<std::optional<std::string>(const clang::FunctionDecl *)> CallableElsewhere;
   /// Why another translation unit may name the global \p V, or none.
   std::function<std::optional<std::string>(const clang::VarDecl *)> NamedElsewhere;
-  /// Why another translation unit may use the storage declared by \p D: it
-  /// is declared in a header that other units may include (and the run is
-  /// not the whole program in one translation unit), or none.
+  /// Why another translation unit may use the storage declared by \p D (a
+  /// field, a parameter, a result or a global): it is declared in a header
+  /// that other units may include (and the run is not the whole program in
+  /// one translation unit), or none. Locals of a function in a header are
+  /// not asked: only that function's text uses them.
   std::function<std::optional<std::string>(const clang::Decl *)> DeclaredElsewhere;
   /// The kernels a `<<<>>>` launch through a function-pointer variable may
   /// run, when every one is known (PointerLaunches); empty otherwise.

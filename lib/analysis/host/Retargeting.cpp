@@ -7,6 +7,9 @@
 #include "DeviceStorage.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <map>
 
 #include <set>
 
@@ -57,28 +60,40 @@ private:
     // (unlike the flows, the rule keeps every signature, so nothing fails
     // to compile either).
     In.CallableElsewhere = [this](const FunctionDecl *F) -> std::optional<std::string> {
-      if (!F->isExternallyVisible() || wholeProgramInOneUnit())
+      std::string Name = "'" + F->getQualifiedNameAsString() + "'";
+      if (std::optional<std::string> Units = otherUnitsReaching(F))
+        return Name + " is also named in " + *Units +
+               ", where it may be called with a device pointer or what it returns used as one";
+      if (!F->isExternallyVisible() || wholeProgramInOneUnit() || !Opts.UnitIncludes.empty())
         return std::nullopt;
-      return "'" + F->getQualifiedNameAsString() +
-             "' has external linkage: another translation unit may call it with a device "
+      return Name + " has external linkage: another translation unit may call it with a device "
              "pointer or use what it returns as one (make it static, or " + oneUnitRun() + ")";
     };
     In.NamedElsewhere = [this](const VarDecl *V) -> std::optional<std::string> {
-      if (!V->isExternallyVisible() || wholeProgramInOneUnit())
+      std::string Name = "'" + V->getQualifiedNameAsString() + "'";
+      if (std::optional<std::string> Units = otherUnitsReaching(V))
+        return Name + " is also named in " + *Units + ", where it may be used as device memory";
+      if (!V->isExternallyVisible() || wholeProgramInOneUnit() || !Opts.UnitIncludes.empty())
         return std::nullopt;
-      return "'" + V->getQualifiedNameAsString() +
-             "' has external linkage: another translation unit may use it (make it static, or " +
-             oneUnitRun() + ")";
+      return Name + " has external linkage: another translation unit may use it (make it "
+             "static, or " + oneUnitRun() + ")";
     };
     In.DeclaredElsewhere = [this](const Decl *D) -> std::optional<std::string> {
       const SourceManager &SM = Ctx.getSourceManager();
-      if (wholeProgramInOneUnit() || SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
+      SourceLocation Loc = SM.getExpansionLoc(D->getLocation());
+      if (wholeProgramInOneUnit() || SM.isInMainFile(Loc))
         return std::nullopt;
       std::string Name = "it";
       if (const auto *ND = dyn_cast<NamedDecl>(D))
         Name = "'" + ND->getQualifiedNameAsString() + "'";
-      return Name + " is declared in a header: another translation unit that includes it may "
-             "copy into, free or launch it as device memory (" + oneUnitRun() + ")";
+      if (Opts.UnitIncludes.empty()) // no compile database: any unit may include it
+        return Name + " is declared in a header: another translation unit that includes it may "
+               "copy into, free or launch it as device memory (" + oneUnitRun() + ")";
+      std::vector<std::string> Others = otherUnitsIncluding(SM.getFilename(Loc));
+      if (Others.empty())
+        return std::nullopt;
+      return Name + " is declared in a header that " + llvm::join(Others, ", ") +
+             " may also include, where it may be copied into, freed or launched as device memory";
     };
     In.PointerTargets = [this](const CallExpr *Call) -> std::vector<const FunctionDecl *> {
       const auto *KC = dyn_cast<CUDAKernelCallExpr>(Call);
@@ -98,6 +113,85 @@ private:
   }
 
   bool wholeProgramInOneUnit() { return Pass.wholeProgram() && Opts.SingleUnit; }
+  /// The header files (not the main file) that declare \p D.
+  template <class DeclT> std::vector<llvm::StringRef> headersDeclaring(const DeclT *D) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    std::vector<llvm::StringRef> Headers;
+    for (const DeclT *R : D->redecls())
+      if (SourceLocation L = SM.getExpansionLoc(R->getLocation()); !SM.isInMainFile(L))
+        Headers.push_back(SM.getFilename(L));
+    return Headers;
+  }
+  /// With a compile database, the other units that can reach \p D, spelled
+  /// for a message: with external linkage, those whose files spell its name
+  /// (a declaration of their own, or a header's); otherwise those that may
+  /// include a header declaring it. None without a database.
+  template <class DeclT> std::optional<std::string> otherUnitsReaching(const DeclT *D) {
+    if (wholeProgramInOneUnit() || Opts.UnitIncludes.empty())
+      return std::nullopt;
+    std::vector<std::string> Units;
+    if (D->isExternallyVisible())
+      Units = otherUnitsSpelling(D->getName());
+    else
+      for (llvm::StringRef H : headersDeclaring(D))
+        for (std::string &U : otherUnitsIncluding(H))
+          if (!llvm::is_contained(Units, U))
+            Units.push_back(std::move(U));
+    if (Units.empty())
+      return std::nullopt;
+    return llvm::join(Units, ", ");
+  }
+  /// The other units of the database whose files spell \p Name as a whole
+  /// identifier (a unit whose files are not all known counts).
+  std::vector<std::string> otherUnitsSpelling(llvm::StringRef Name) {
+    std::vector<std::string> Units;
+    for (const auto &[Unit, Files] : Opts.UnitIncludes)
+      if (Unit != thisUnit() &&
+          llvm::any_of(Files, [&](const std::string &F) { return F == "*" || spells(F, Name); }))
+        Units.push_back("'" + Unit + "'");
+    return Units;
+  }
+  bool spells(const std::string &File, llvm::StringRef Name) {
+    auto [It, New] = FileTexts.try_emplace(File);
+    if (New)
+      if (auto Buf = llvm::MemoryBuffer::getFile(File))
+        It->second = (*Buf)->getBuffer().str();
+      else
+        It->second = Name.str(); // unreadable: it may spell anything
+    llvm::StringRef Text = It->second;
+    for (size_t At = Text.find(Name); At != llvm::StringRef::npos; At = Text.find(Name, At + 1)) {
+      auto IsId = [](char C) { return llvm::isAlnum(C) || C == '_'; };
+      bool Before = At > 0 && IsId(Text[At - 1]);
+      bool After = At + Name.size() < Text.size() && IsId(Text[At + Name.size()]);
+      if (!Before && !After)
+        return true;
+    }
+    return false;
+  }
+  std::string thisUnit() {
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID()))
+      return normalizePath(Main->getName());
+    return "";
+  }
+  std::map<std::string, std::string> FileTexts; // files read by spells()
+  /// The units of the compile database other than this one that may include
+  /// \p Header (by the prefilter's text scan), up to three and a count.
+  std::vector<std::string> otherUnitsIncluding(llvm::StringRef Header) {
+    std::string This = thisUnit(), File = normalizePath(Header);
+    std::vector<std::string> Others;
+    unsigned More = 0;
+    for (const auto &[Unit, Files] : Opts.UnitIncludes)
+      if (Unit != This && (llvm::is_contained(Files, File) || llvm::is_contained(Files, "*"))) {
+        if (Others.size() < 3)
+          Others.push_back("'" + Unit + "'");
+        else
+          ++More;
+      }
+    if (More)
+      Others.push_back(std::to_string(More) + " more");
+    return Others;
+  }
   /// What would let the rule see every use: the whole program in one run
   /// of one translation unit.
   std::string oneUnitRun() {

@@ -6,6 +6,8 @@
 
 #include "tma/Facts.h"
 
+#include <map>
+
 namespace clang {
 class ASTContext;
 }
@@ -33,6 +35,11 @@ struct AnalysisOptions {
   bool SingleUnit = false;
   /// Partial with a compile database: its translation units not in the run.
   std::vector<std::string> UnitsNotInRun;
+  /// With a compile database: each of its translation units (normalised)
+  /// and every user file it may include (userFilesOf: a superset, read by
+  /// text; `*` when that cannot be known), in the run or not. Who else can
+  /// reach a header's declarations.
+  std::map<std::string, std::vector<std::string>> UnitIncludes;
 };
 
 PassFacts analyzePass(clang::ASTContext &Ctx, llvm::StringRef Side,

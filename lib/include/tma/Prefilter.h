@@ -5,6 +5,7 @@
 
 #include "tma/CompileArgs.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ struct PrefilterResult {
 /// type (CUtensorMap, TmaDescriptor), or an include cannot be resolved by
 /// text (`#include MACRO`).
 PrefilterResult prefilter(const std::string &File, const CompileOptions &Compile);
+
+/// The TU's own file and every user header it may include, followed as
+/// prefilter() does but to the end; none when that cannot be known (a file
+/// that cannot be read, an include computed by a macro).
+std::optional<std::vector<std::string>> userFilesOf(const std::string &File,
+                                                   const CompileOptions &Compile);
 
 /// Whether any of \p Files contains one of \p Words as a whole identifier.
 bool filesMention(const std::vector<std::string> &Files, const std::vector<std::string> &Words);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Programs of several translation units, for the GPU: each directory here is
 # one program, its sources given to the tool in one run (no database). The
+# programs share test/gpu/aliases/common.h (fill, report). The
 # bundle holds each as written (original/), as this tool leaves it
 # (current/), and, when OLD_TOOL names an earlier build, as that build left
 # it (old/). Usage: prepare.sh BUNDLE [TOOL]
@@ -14,7 +15,7 @@ for kind in original current old; do
   for dir in "$here"/*/; do
     name=$(basename "$dir")
     mkdir -p "$bundle/$kind/$name"
-    cp "$dir"/* "$bundle/$kind/$name/"
+    cp "$dir"/* "$here/../aliases/common.h" "$bundle/$kind/$name/"
     case $kind in
       current) use=$tool ;;
       old) use=$OLD_TOOL ;;

@@ -64,6 +64,7 @@ std::string factsKey(const TUInput &In, const EngineOptions &Opts, bool Prefilte
   Field("singleUnit", Opts.Analysis.SingleUnit);
   for (const std::string &U : Opts.Analysis.UnitsNotInRun)
     Field("notInRun", U);
+  Field("unitsKnown", Opts.Analysis.UnitsKnown);
   for (const auto &[Unit, Files] : Opts.Analysis.UnitIncludes) {
     Field("unit", Unit);
     for (const std::string &F : Files)

@@ -363,11 +363,14 @@ static void collectInputs(CliOptions &O, const CompileDatabase &DB, std::vector<
   std::map<std::string, CompileOptions> InRun;
   for (const TUInput &In : Inputs)
     InRun[normalizePath(In.File)] = In.Compile;
+  O.Engine.Analysis.UnitsKnown = true;
   for (const std::string &F : DB.Commands->getAllFiles()) {
     std::string Unit = normalizePath(F);
     auto It = InRun.find(Unit);
     CompileOptions C = It != InRun.end() ? It->second : inputFor(F, O, DB).Compile;
-    O.Engine.Analysis.UnitIncludes[Unit] = userFilesOf(Unit, C).value_or(std::vector<std::string>{"*"});
+    if (prefilter(Unit, C).MayMatter)
+      O.Engine.Analysis.UnitIncludes[Unit] =
+          userFilesOf(Unit, C).value_or(std::vector<std::string>{"*"});
   }
 }
 

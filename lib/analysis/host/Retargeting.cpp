@@ -64,7 +64,7 @@ private:
       if (std::optional<std::string> Units = otherUnitsReaching(F))
         return Name + " is also named in " + *Units +
                ", where it may be called with a device pointer or what it returns used as one";
-      if (!F->isExternallyVisible() || wholeProgramInOneUnit() || !Opts.UnitIncludes.empty())
+      if (!F->isExternallyVisible() || wholeProgramInOneUnit() || Opts.UnitsKnown)
         return std::nullopt;
       return Name + " has external linkage: another translation unit may call it with a device "
              "pointer or use what it returns as one (make it static, or " + oneUnitRun() + ")";
@@ -73,7 +73,7 @@ private:
       std::string Name = "'" + V->getQualifiedNameAsString() + "'";
       if (std::optional<std::string> Units = otherUnitsReaching(V))
         return Name + " is also named in " + *Units + ", where it may be used as device memory";
-      if (!V->isExternallyVisible() || wholeProgramInOneUnit() || !Opts.UnitIncludes.empty())
+      if (!V->isExternallyVisible() || wholeProgramInOneUnit() || Opts.UnitsKnown)
         return std::nullopt;
       return Name + " has external linkage: another translation unit may use it (make it "
              "static, or " + oneUnitRun() + ")";
@@ -86,7 +86,7 @@ private:
       std::string Name = "it";
       if (const auto *ND = dyn_cast<NamedDecl>(D))
         Name = "'" + ND->getQualifiedNameAsString() + "'";
-      if (Opts.UnitIncludes.empty()) // no compile database: any unit may include it
+      if (!Opts.UnitsKnown) // no compile database: any unit may include it
         return Name + " is declared in a header: another translation unit that includes it may "
                "copy into, free or launch it as device memory (" + oneUnitRun() + ")";
       std::vector<std::string> Others = otherUnitsIncluding(SM.getFilename(Loc));
@@ -123,14 +123,16 @@ private:
     return Headers;
   }
   /// With a compile database, the other units that can reach \p D, spelled
-  /// for a message: with external linkage, those whose files spell its name
-  /// (a declaration of their own, or a header's); otherwise those that may
-  /// include a header declaring it. None without a database.
+  /// for a message: with external linkage and a plain name, those whose
+  /// files spell it (a declaration of their own, or a header's); otherwise
+  /// those that may include a header declaring it. None without a database.
   template <class DeclT> std::optional<std::string> otherUnitsReaching(const DeclT *D) {
-    if (wholeProgramInOneUnit() || Opts.UnitIncludes.empty())
+    if (wholeProgramInOneUnit() || !Opts.UnitsKnown)
       return std::nullopt;
     std::vector<std::string> Units;
-    if (D->isExternallyVisible())
+    // An operator or a constructor is reached through its class, whose
+    // header other units include: asked as a header's declaration.
+    if (D->isExternallyVisible() && D->getDeclName().isIdentifier())
       Units = otherUnitsSpelling(D->getName());
     else
       for (llvm::StringRef H : headersDeclaring(D))

@@ -35,10 +35,13 @@ struct AnalysisOptions {
   bool SingleUnit = false;
   /// Partial with a compile database: its translation units not in the run.
   std::vector<std::string> UnitsNotInRun;
-  /// With a compile database: each of its translation units (normalised)
-  /// and every user file it may include (userFilesOf: a superset, read by
-  /// text; `*` when that cannot be known), in the run or not. Who else can
-  /// reach a header's declarations.
+  /// With a compile database (UnitsKnown): each of its translation units
+  /// (normalised) that may involve a descriptor at all (the prefilter), and
+  /// every user file it may include (userFilesOf: a superset, read by text;
+  /// `*` when that cannot be known), in the run or not. Who else can reach a
+  /// header's declarations: a unit that never spells a descriptor type
+  /// cannot hold, pass or read a descriptor pointer.
+  bool UnitsKnown = false;
   std::map<std::string, std::vector<std::string>> UnitIncludes;
 };
 

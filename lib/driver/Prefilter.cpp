@@ -60,6 +60,17 @@ std::string existing(llvm::StringRef Dir, llvm::StringRef Name) {
   return std::string();
 }
 
+/// The spellings of a descriptor type.
+const char *const Spellings[] = {"CUtensorMap", "TmaDescriptor"};
+
+/// The first descriptor type \p Text spells, or null.
+const char *spelledDescriptor(llvm::StringRef Text) {
+  for (const char *S : Spellings)
+    if (Text.contains(S))
+      return S;
+  return nullptr;
+}
+
 /// What the walk over a TU's user files does with each file's text: go on,
 /// or stop with a reason.
 using FileVisit = llvm::function_ref<std::optional<std::string>(const std::string &File,
@@ -135,12 +146,10 @@ bool walkUserFiles(const std::string &File, const CompileOptions &Compile, Prefi
 } // namespace
 
 PrefilterResult prefilter(const std::string &File, const CompileOptions &Compile) {
-  static const char *const Spellings[] = {"CUtensorMap", "TmaDescriptor"};
   PrefilterResult R;
   auto Spelled = [](const std::string &Cur, llvm::StringRef Text) -> std::optional<std::string> {
-    for (const char *S : Spellings)
-      if (Text.contains(S))
-        return "'" + Cur + "' spells " + S;
+    if (const char *S = spelledDescriptor(Text))
+      return "'" + Cur + "' spells " + S;
     return std::nullopt;
   };
   if (!walkUserFiles(File, Compile, R, Spelled))
@@ -153,12 +162,17 @@ PrefilterResult prefilter(const std::string &File, const CompileOptions &Compile
 }
 
 std::optional<std::vector<std::string>> userFilesOf(const std::string &File,
-                                                   const CompileOptions &Compile) {
+                                                   const CompileOptions &Compile,
+                                                   bool &SpellsDescriptor) {
   PrefilterResult R;
-  if (!walkUserFiles(File, Compile, R, [](const std::string &, llvm::StringRef) {
+  SpellsDescriptor = false;
+  if (!walkUserFiles(File, Compile, R, [&](const std::string &, llvm::StringRef Text) {
+        SpellsDescriptor |= spelledDescriptor(Text) != nullptr;
         return std::optional<std::string>();
-      }))
+      })) {
+    SpellsDescriptor = true; // not every file was seen: it may
     return std::nullopt;
+  }
   return R.Files;
 }
 

@@ -368,9 +368,10 @@ static void collectInputs(CliOptions &O, const CompileDatabase &DB, std::vector<
     std::string Unit = normalizePath(F);
     auto It = InRun.find(Unit);
     CompileOptions C = It != InRun.end() ? It->second : inputFor(F, O, DB).Compile;
-    if (prefilter(Unit, C).MayMatter)
-      O.Engine.Analysis.UnitIncludes[Unit] =
-          userFilesOf(Unit, C).value_or(std::vector<std::string>{"*"});
+    bool Spells = false;
+    std::optional<std::vector<std::string>> Files = userFilesOf(Unit, C, Spells);
+    if (Spells)
+      O.Engine.Analysis.UnitIncludes[Unit] = Files.value_or(std::vector<std::string>{"*"});
   }
 }
 

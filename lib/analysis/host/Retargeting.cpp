@@ -146,12 +146,29 @@ private:
   /// The other units of the database whose files spell \p Name as a whole
   /// identifier (a unit whose files are not all known counts).
   std::vector<std::string> otherUnitsSpelling(llvm::StringRef Name) {
-    std::vector<std::string> Units;
+    return otherUnits([&](const std::string &F) { return spells(F, Name); });
+  }
+  /// The other units of the database that have a file \p Matches accepts
+  /// (a unit whose files are not all known counts), quoted, up to three and
+  /// a count.
+  std::vector<std::string>
+  otherUnits(llvm::function_ref<bool(const std::string &File)> Matches) {
+    if (This.empty())
+      This = thisUnit();
+    std::vector<std::string> Others;
+    unsigned More = 0;
     for (const auto &[Unit, Files] : Opts.UnitIncludes)
-      if (Unit != thisUnit() &&
-          llvm::any_of(Files, [&](const std::string &F) { return F == "*" || spells(F, Name); }))
-        Units.push_back("'" + Unit + "'");
-    return Units;
+      if (Unit != This && llvm::any_of(Files, [&](const std::string &F) {
+            return F == "*" || Matches(F);
+          })) {
+        if (Others.size() < 3)
+          Others.push_back("'" + Unit + "'");
+        else
+          ++More;
+      }
+    if (More)
+      Others.push_back(std::to_string(More) + " more");
+    return Others;
   }
   bool spells(const std::string &File, llvm::StringRef Name) {
     auto [It, New] = FileTexts.try_emplace(File);
@@ -177,22 +194,12 @@ private:
     return "";
   }
   std::map<std::string, std::string> FileTexts; // files read by spells()
+  std::string This;                             // this unit, normalised (otherUnits)
   /// The units of the compile database other than this one that may include
-  /// \p Header (by the prefilter's text scan), up to three and a count.
+  /// \p Header (by the prefilter's text scan).
   std::vector<std::string> otherUnitsIncluding(llvm::StringRef Header) {
-    std::string This = thisUnit(), File = normalizePath(Header);
-    std::vector<std::string> Others;
-    unsigned More = 0;
-    for (const auto &[Unit, Files] : Opts.UnitIncludes)
-      if (Unit != This && (llvm::is_contained(Files, File) || llvm::is_contained(Files, "*"))) {
-        if (Others.size() < 3)
-          Others.push_back("'" + Unit + "'");
-        else
-          ++More;
-      }
-    if (More)
-      Others.push_back(std::to_string(More) + " more");
-    return Others;
+    std::string File = normalizePath(Header);
+    return otherUnits([&](const std::string &F) { return F == File; });
   }
   /// What would let the rule see every use: the whole program in one run
   /// of one translation unit.

@@ -29,10 +29,13 @@ struct PrefilterResult {
 PrefilterResult prefilter(const std::string &File, const CompileOptions &Compile);
 
 /// The TU's own file and every user header it may include, followed as
-/// prefilter() does but to the end; none when that cannot be known (a file
-/// that cannot be read, an include computed by a macro).
+/// prefilter() does but to the end, in one walk; none when that cannot be
+/// known (a file that cannot be read, an include computed by a macro).
+/// \p SpellsDescriptor: whether one of them spells a descriptor type (true
+/// when not every file was seen), as prefilter()'s MayMatter.
 std::optional<std::vector<std::string>> userFilesOf(const std::string &File,
-                                                   const CompileOptions &Compile);
+                                                   const CompileOptions &Compile,
+                                                   bool &SpellsDescriptor);
 
 /// Whether any of \p Files contains one of \p Words as a whole identifier.
 bool filesMention(const std::vector<std::string> &Files, const std::vector<std::string> &Words);

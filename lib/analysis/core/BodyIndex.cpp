@@ -4,6 +4,7 @@
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
+#include "Types.h"
 
 using namespace clang;
 
@@ -21,8 +22,14 @@ BodyIndex &PassComponent::index(const FunctionDecl *FD) {
       if (!S)
         continue;
       Slot->Stmts.push_back(S);
-      if (const auto *R = dyn_cast<DeclRefExpr>(S))
+      if (const auto *R = dyn_cast<DeclRefExpr>(S)) {
         Slot->Refs[R->getDecl()].push_back(R);
+        // `auto &[words] = map;`: a name of a part of the decomposed
+        // variable, which the proofs follow as a use of that variable.
+        if (const auto *BD = dyn_cast<BindingDecl>(R->getDecl()))
+          if (const ValueDecl *Whole = BD->getDecomposedDecl())
+            Slot->Refs[Whole].push_back(R);
+      }
       for (const Stmt *C : S->children())
         Work.push_back(C);
     }
@@ -69,13 +76,42 @@ bool PassComponent::isAncestor(const Stmt *A, const Stmt *S, const FunctionDecl 
   return false;
 }
 
+BodyFlow *PassComponent::flow(const FunctionDecl *Fn) {
+  BodyIndex &I = index(Fn);
+  if (!I.FlowTried) {
+    I.FlowTried = true;
+    I.Flow = BodyFlow::build(Fn, *I.PM);
+  }
+  return I.Flow.get();
+}
+
+bool PassComponent::dominates(const Stmt *A, const Stmt *To, const FunctionDecl *Fn) {
+  BodyFlow *F = flow(Fn);
+  return F && F->dominates(A, To);
+}
+
+bool PassComponent::reaches(const Stmt *At, const Stmt *To, const FunctionDecl *Fn) {
+  if (BodyFlow *F = flow(Fn))
+    return F->reaches(At, To);
+  return true;
+}
+
 bool PassComponent::between(const Stmt *From, const Stmt *To, const Stmt *X,
                            const FunctionDecl *Fn) {
+  // Every path, not the text: a goto or a switch case may skip a copy, a
+  // label may make a loop.
+  if (BodyFlow *F = flow(Fn))
+    return F->between(From, To, X);
+  // No CFG: the text's order, and a loop around the launch but not around
+  // the copy runs X again before the next launch; a jump anywhere in the
+  // body may reach anything.
+  if (llvm::any_of(index(Fn).Stmts, [](const Stmt *S) {
+        return isa<GotoStmt, IndirectGotoStmt, SwitchStmt, CXXTryStmt>(S);
+      }))
+    return true;
   unsigned XOff = offsetOf(X->getBeginLoc());
   if (XOff > offsetOf(From->getEndLoc()) && XOff < offsetOf(To->getBeginLoc()))
     return true;
-  // A loop around the launch but not around the copy runs X again before
-  // the next launch.
   for (const Stmt *L = parent(Fn, To); L; L = parent(Fn, L))
     if (isLoop(L) && isAncestor(L, X, Fn) && !isAncestor(L, From, Fn))
       return true;
@@ -88,11 +124,16 @@ const CopyInfo *PassComponent::reachingOf(llvm::ArrayRef<CopyInfo> Copies, const
   for (const CopyInfo &C : Copies) {
     if (!runsWhenReached(C.Call, C.Top, Fn))
       continue; // under a condition or in a loop body: it may not run
+    // A goto, or a switch case below it, may reach the launch without it.
+    if (!dominates(C.Call, Launch, Fn))
+      continue;
     const Stmt *Block = parent(Fn, C.Top);
     if (!Block || !isAncestor(Block, Launch, Fn) || isAncestor(C.Top, Launch, Fn) ||
         offsetOf(C.Top->getEndLoc()) >= offsetOf(Launch->getBeginLoc()))
       continue;
-    if (!Reaching || offsetOf(C.Top->getBeginLoc()) > offsetOf(Reaching->Top->getBeginLoc()))
+    // Of the copies that always run first, the nearest: every other one
+    // runs before it.
+    if (!Reaching || dominates(Reaching->Call, C.Call, Fn))
       Reaching = &C;
   }
   return Reaching;

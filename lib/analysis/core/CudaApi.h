@@ -41,6 +41,14 @@ enum class ApiRole {
   GraphCapture,
   /// `printf`, `fprintf`: a pointer argument is printed, not used.
   Log,
+  /// `cudaMemset(d, v, n)`, `cudaMemcpy2D(d, ...)`, `cuMemcpyDtoD(d, ...)`:
+  /// writes device memory (at Dest, or wherever its parameters say) that
+  /// the proofs do not follow as a descriptor copy.
+  DeviceWrite,
+  /// `cudaLaunchHostFunc(s, fn, data)`: runs host code (KernelArg: the
+  /// function) when the stream reaches it, on another thread, at a time
+  /// the program does not order with its own statements.
+  HostCallback,
 };
 
 struct CudaApi {

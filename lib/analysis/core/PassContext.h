@@ -6,6 +6,7 @@
 // through their constructors.
 #pragma once
 
+#include "BodyFlow.h"
 #include "Climb.h"
 #include "Launch.h"
 #include "Types.h"
@@ -37,6 +38,10 @@ struct BodyIndex {
   llvm::DenseMap<const clang::Decl *, llvm::SmallVector<const clang::DeclRefExpr *, 4>> Refs;
   /// Every statement of the body (lambda bodies included), each once.
   std::vector<const clang::Stmt *> Stmts;
+  /// The body's paths (clang's CFG), built when first asked; null when
+  /// clang cannot build it.
+  std::unique_ptr<BodyFlow> Flow;
+  bool FlowTried = false;
 };
 
 /// Where a use walk records what it finds: the kernel's own facts, or a
@@ -220,7 +225,14 @@ protected:
   /// around it (the copy that reaches the launch); null when none does.
   const CopyInfo *reachingOf(llvm::ArrayRef<CopyInfo> Copies, const clang::Stmt *Launch,
                              const clang::FunctionDecl *Fn);
-  /// Can \p X run after \p From and before \p To?
+  /// The paths of \p Fn's body, or null (core/BodyFlow.h).
+  BodyFlow *flow(const clang::FunctionDecl *Fn);
+  /// Does every path from \p Fn's entry to \p To run \p A first?
+  bool dominates(const clang::Stmt *A, const clang::Stmt *To, const clang::FunctionDecl *Fn);
+  /// Can \p To run after \p At (through loops and jumps)?
+  bool reaches(const clang::Stmt *At, const clang::Stmt *To, const clang::FunctionDecl *Fn);
+  /// Can \p X run after \p From and before \p To, on a path that does not
+  /// run \p From again? (Every path of the CFG: goto, switch, loops, try.)
   bool between(const clang::Stmt *From, const clang::Stmt *To, const clang::Stmt *X,
                const clang::FunctionDecl *Fn);
   bool inUnevaluatedOperand(const clang::Stmt *S, const clang::FunctionDecl *Fn);

@@ -16,6 +16,27 @@ bool isTensorMapRecord(QualType T) {
   return RD && RD->getName() == "CUtensorMap_st";
 }
 
+bool containsTensorMap(QualType T, unsigned Depth) {
+  T = T.getCanonicalType().getNonReferenceType();
+  while (const ArrayType *AT = T->getAsArrayTypeUnsafe())
+    T = AT->getElementType().getCanonicalType();
+  if (isTensorMapRecord(T))
+    return true;
+  const RecordDecl *RD = T->getAsRecordDecl();
+  if (!RD || Depth > 6)
+    return false;
+  if (!(RD = RD->getDefinition()))
+    return false;
+  for (const FieldDecl *F : RD->fields())
+    if (containsTensorMap(F->getType(), Depth + 1))
+      return true;
+  if (const auto *CRD = dyn_cast<CXXRecordDecl>(RD))
+    for (const CXXBaseSpecifier &B : CRD->bases())
+      if (containsTensorMap(B.getType(), Depth + 1))
+        return true;
+  return false;
+}
+
 bool isDescriptorPointer(QualType T) {
   const auto *PT = T->getAs<PointerType>();
   return PT && isTensorMapRecord(PT->getPointeeType());

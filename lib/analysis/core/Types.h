@@ -13,6 +13,8 @@ namespace tma::analysis {
 
 /// `struct CUtensorMap_st` (behind every spelling: CUtensorMap, aliases).
 bool isTensorMapRecord(clang::QualType T);
+/// A descriptor, or an array, struct or class that holds one.
+bool containsTensorMap(clang::QualType T, unsigned Depth = 0);
 /// A pointer to a descriptor (`const CUtensorMap *`, `CUtensorMap *`).
 bool isDescriptorPointer(clang::QualType T);
 bool isPointerToNonConst(clang::QualType T);

@@ -232,6 +232,13 @@ DeviceBuffer &HostBuffers::bufferFacts(BufferStorage S, const FunctionDecl *Fn) 
   // A field is not declared by the function: only its uses go.
   if (!S.Field)
     B.Uses.push_back(declarationUse(S.Var, Fn, B));
+  // Initialised with memory it did not allocate (`&params->map`, another
+  // buffer): that memory has other names, through which copies and
+  // kernels may change it.
+  if (const Expr *Init = S.Field ? nullptr : S.Var->getInit();
+      Init && Init->IgnoreParenImpCasts()->isNullPointerConstant(
+                  Ctx, Expr::NPC_ValueDependentIsNotNull) == Expr::NPCK_NotNull)
+    Pass.BufferLeaks[S] = {Init, "'" + spelled(Init) + "', the memory it is initialised with"};
   std::vector<const Stmt *> Whole;
   std::vector<const Expr *> Refs = storageRefs(S, Fn, Whole);
   // A followed alias (`CUtensorMap *alias = d;`, only read) names the same

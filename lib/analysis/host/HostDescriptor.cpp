@@ -229,13 +229,29 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
         return D && D->getDecl() == H;
       });
       // A call that writes only what it is given by name (`config.blockDim
-      // = dim3(2)` on a local struct) cannot reach heap or pinned memory.
-      bool MayReach = !llvm::StringRef(Name).starts_with("cuda") && Reach.mayWriteUnnamed(Call);
+      // = dim3(2)` on a local struct) cannot reach heap or pinned memory;
+      // of the CUDA API only a stream callback runs host code.
+      const CudaApi *Api = cudaApiOf(Call);
+      bool MayReach = (!llvm::StringRef(Name).starts_with("cuda") ||
+                       (Api && Api->Role == ApiRole::HostCallback)) &&
+                      Reach.mayWriteUnnamed(Call);
       if (NamesIt || MayReach)
         return blockerFor(ReasonID::HostStagedCallBetween,
                           {Name.empty() ? spelled(Call) : Name, H->getNameAsString()},
                           ST.point(Call->getBeginLoc()), CopyNote);
     }
+    // What it points to may be any object whose address was taken (the
+    // local it was made from, `staged = &h`, assigned by name), or memory
+    // reached through any other pointer.
+    if (const Stmt *W = Reach.writeThroughBetween(CopyTop, Launch, Fn, {Copy, Launch}, true))
+      return blockerFor(ReasonID::HostStagedWriteBetween,
+                        {spelled(cast<Expr>(W)), H->getNameAsString()},
+                        ST.point(W->getBeginLoc()), CopyNote);
+    // A stream callback or a thread may change it at any time.
+    if (const Stmt *C = Reach.concurrentCodeBefore(Launch, Fn))
+      return blockerFor(ReasonID::HostConcurrentCode,
+                        {"*" + H->getNameAsString(), "'" + spelled(cast<Expr>(C)) + "'"},
+                        ST.point(C->getBeginLoc()), CopyNote);
   }
   if (std::optional<Blocker> Why = Reach.changeBetween(Q))
     return Why;
@@ -330,7 +346,8 @@ std::optional<Blocker> HostBuffers::hostUnchangedAfter(
                       L);
       if (RK == HostRefKind::Read)
         continue;
-      if (offsetOf(L) > offsetOf(CopyTop->getBeginLoc()) || (Loop && isAncestor(Loop, R, Fn)))
+      if (offsetOf(L) > offsetOf(CopyTop->getBeginLoc()) || (Loop && isAncestor(Loop, R, Fn)) ||
+          reaches(Copy, R, Fn))
         return Refuse("'" + Name + "' may change here, after the copy", L);
     }
   // Code that may reach it through an escaped address, to the end of the

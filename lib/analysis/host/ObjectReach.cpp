@@ -285,8 +285,12 @@ ObjectUse ObjectReach::pointerUse(const Expr *PV, const FunctionDecl *Fn, unsign
 bool ObjectReach::mayKeep(const FunctionDecl *F, unsigned I, unsigned Depth) {
   // Library and CUDA API functions (cuTensorMapEncodeTiled, memcpy, ...)
   // do not keep a pointer they are given.
+  // A library member function or constructor (a container's push_back,
+  // std::thread), or a parameter that binds a reference to the pointer
+  // (std::async's forwarding references), stores what it is given.
   if (ST.inSystemHeader(F->getLocation()))
-    return false;
+    return isa<CXXMethodDecl>(F) ||
+           (I < F->getNumParams() && F->getParamDecl(I)->getType()->isReferenceType());
   const FunctionDecl *Def = nullptr;
   if (Depth > 8 || !F->hasBody(Def) || !Def || I >= Def->getNumParams())
     return true;
@@ -357,6 +361,8 @@ bool ObjectReach::inInterval(const Stmt *From, const Stmt *To, const Stmt *X,
 /// May code that runs before \p End (in this call, or again before the next
 /// one, in a loop) have made it through \p At?
 bool ObjectReach::beforeEnd(const Stmt *At, const Stmt *End, const FunctionDecl *Fn) {
+  if (flow(Fn))
+    return reaches(At, End, Fn);
   if (offsetOf(At->getBeginLoc()) < offsetOf(End->getBeginLoc()))
     return true;
   for (const Stmt *L = parent(Fn, End); L; L = parent(Fn, L))
@@ -439,6 +445,20 @@ std::optional<Blocker> ObjectReach::changeBetween(const ObjectQuery &Q) {
     return Reasoned(ReasonID::HostEscapedCallBetween, {Q.Object->getNameAsString(), What}, Run,
                     {{Escapes.front().second, ST.point(Escapes.front().first->getBeginLoc())}});
   }
+  // Whoever holds the escaped address (a container, a struct, a global)
+  // may write through it with no call of the user's: a write through any
+  // pointer or reference may be one.
+  std::vector<Note> EscapeNote{
+      {Escapes.front().second, ST.point(Escapes.front().first->getBeginLoc())}};
+  if (const Stmt *W = writeThroughBetween(Q.CopyTop, Q.End, Fn, Q.Skip, false))
+    return Reasoned(ReasonID::HostEscapedWriteBetween,
+                    {Q.Object->getNameAsString(), spelled(cast<Expr>(W))}, W, EscapeNote);
+  // A stream callback or a thread started before the end runs whenever it
+  // likes, with no statement in between.
+  if (const Stmt *C = concurrentCodeBefore(Q.End, Fn))
+    return Reasoned(ReasonID::HostConcurrentCode,
+                    {Q.Object->getNameAsString(), "'" + spelled(cast<Expr>(C)) + "'"}, C,
+                    EscapeNote);
   return std::nullopt;
 }
 
@@ -513,13 +533,27 @@ std::optional<std::string> ObjectReach::deviceCopyLeak(const Expr *R, const Func
   const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
   if (!IC || IC->getCastKind() != CK_LValueToRValue) {
     if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
-        BO && BO->isAssignmentOp() && BO->getLHS() == Cur)
+        BO && BO->isAssignmentOp() && BO->getLHS() == Cur) {
+      // Pointed at memory it did not allocate (another allocation's
+      // field, another pointer's copy): other names reach that memory.
+      if (BO->getOpcode() == BO_Assign &&
+          BO->getRHS()->IgnoreParenImpCasts()->isNullPointerConstant(
+              Ctx, Expr::NPC_ValueDependentIsNotNull) == Expr::NPCK_NotNull)
+        return "'" + spelled(BO->getRHS()) + "', the memory it is pointed at here";
       return std::nullopt; // pointed elsewhere
+    }
     if (isa_and_nonnull<UnaryExprOrTypeTraitExpr>(P))
       return std::nullopt;
     return "a reference to it, bound here";
   }
   ObjectUse U = pointerUse(IC, Fn, 0, /*DevicePointer=*/true);
+  // A kernel given the pointer (not as a descriptor) may store it on the
+  // device, where any later kernel may write through it.
+  if (const auto *Launch = dyn_cast_or_null<CallExpr>(U.At);
+      U.What == Effect::Write && Launch &&
+      (isa<CUDAKernelCallExpr>(Launch) ||
+       (Launch->getDirectCallee() && isKernel(Launch->getDirectCallee()))))
+    return "kernel " + U.Via + ", which may keep it on the device";
   if (U.What == Effect::Alias && isFollowedDeviceAlias(U.Alias, Fn)) {
     Aliases.push_back(U.Alias);
     return std::nullopt;

@@ -82,6 +82,20 @@ public:
   bool mayWriteUnnamed(const clang::CallExpr *Call) {
     return callMayWrite(Call, /*DeviceToo=*/false, /*GlobalsOnly=*/false, 0);
   }
+  /// The first write from the copy to \p End that goes through a pointer
+  /// or reference (`*p = x`, `v[0]->opaque[1] = 2`, `r = x` with `r` a
+  /// reference), which may reach any object whose address escaped; with
+  /// \p AddressTaken also a write by name to a variable whose address is
+  /// taken anywhere, or of a type that holds a descriptor. Null when none.
+  const clang::Stmt *writeThroughBetween(const clang::Stmt *CopyTop, const clang::Stmt *End,
+                                         const clang::FunctionDecl *Fn,
+                                         llvm::ArrayRef<const clang::Stmt *> Skip,
+                                         bool AddressTaken);
+  /// The first statement of \p Fn that starts host code which runs on
+  /// another thread, at times the program's statements do not order (a
+  /// stream callback, a thread or an async task given a callable), and from
+  /// which \p End can be reached; null when none.
+  const clang::Stmt *concurrentCodeBefore(const clang::Stmt *End, const clang::FunctionDecl *Fn);
   /// The outermost lambda of \p Fn whose body holds \p S, or null.
   const clang::LambdaExpr *outermostLambda(const clang::Stmt *S, const clang::FunctionDecl *Fn);
 
@@ -115,6 +129,7 @@ private:
   bool callMayWrite(const clang::CallExpr *Call, bool DeviceToo, bool GlobalsOnly,
                     unsigned Depth);
   bool readsNonLocal(const clang::Expr *E);
+  bool addressTaken(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
   std::map<std::pair<const clang::FunctionDecl *, unsigned>, bool> KeepMemo;
   std::map<std::pair<const clang::FunctionDecl *, bool>, bool> WriteMemo;
 };

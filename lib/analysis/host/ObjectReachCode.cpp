@@ -84,16 +84,20 @@ bool ObjectReach::callMayWrite(const CallExpr *Call, bool DeviceToo, bool Global
   // object it is given by name.
   if (const auto *MD = dyn_cast<CXXMethodDecl>(Callee); MD && MD->isTrivial())
     return false;
-  if (DeviceToo && cudaApiOf(Call) &&
-      llvm::is_contained({ApiRole::LaunchArgs, ApiRole::LaunchArray}, cudaApiOf(Call)->Role))
+  // For a device copy: a launch runs a kernel that may write it, and a
+  // copy or memset writes device memory through a pointer that may reach it.
+  const CudaApi *Api = cudaApiOf(Call);
+  if (DeviceToo && Api &&
+      llvm::is_contained({ApiRole::LaunchArgs, ApiRole::LaunchArray, ApiRole::Copy,
+                          ApiRole::DeviceWrite},
+                         Api->Role))
     return true;
   if (!ST.inSystemHeader(Callee->getLocation()))
     return functionMayWrite(Callee, Depth + 1, DeviceToo);
   // The CUDA API takes kernels as function pointers (occupancy queries,
   // attributes, launches); only its host-callback calls run host code.
-  llvm::StringRef Name = Callee->getName();
-  bool TakesKernels = Name.starts_with("cu") && !Name.contains("HostFunc") &&
-                      !Name.contains("Callback");
+  bool TakesKernels = Callee->getName().starts_with("cu") &&
+                      !(Api && Api->Role == ApiRole::HostCallback);
   for (const Expr *A : Call->arguments()) {
     QualType AT = A->IgnoreParenImpCasts()->getType();
     bool KernelPointer = TakesKernels && (AT->isFunctionPointerType() || AT->isFunctionType());
@@ -168,6 +172,113 @@ bool ObjectReach::functionMayWrite(const FunctionDecl *F, unsigned Depth, bool D
   }
   WriteMemo[Key] = Writes;
   return Writes;
+}
+
+/// The lvalue \p S writes: an assignment's left side, `++x`, `x += 1`,
+/// or the object of an assignment operator; null for anything else.
+static const Expr *writtenLValue(const Stmt *S) {
+  if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp())
+    return BO->getLHS();
+  if (const auto *UO = dyn_cast<UnaryOperator>(S); UO && UO->isIncrementDecrementOp())
+    return UO->getSubExpr();
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S);
+      OC && OC->getNumArgs() > 0 &&
+      (OC->isAssignmentOp() || OC->getOperator() == OO_PlusPlus ||
+       OC->getOperator() == OO_MinusMinus))
+    return OC->getArg(0);
+  return nullptr;
+}
+
+/// The variable \p LV names directly (`x`, `x.f`, `x[2]` of an array `x`),
+/// or null when it goes through a pointer, a reference or a call.
+static const VarDecl *directRoot(const Expr *LV) {
+  const Expr *E = LV->IgnoreParenImpCasts();
+  for (;;) {
+    if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) {
+      E = ME->getBase()->IgnoreParenImpCasts();
+      continue;
+    }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+      const Expr *Base = AS->getBase()->IgnoreParenImpCasts();
+      if (!Base->getType()->isArrayType())
+        return nullptr; // through a pointer
+      E = Base;
+      continue;
+    }
+    break;
+  }
+  const auto *R = dyn_cast<DeclRefExpr>(E);
+  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+  if (!V || V->getType()->isReferenceType())
+    return nullptr;
+  return V;
+}
+
+bool ObjectReach::addressTaken(const VarDecl *V, const FunctionDecl *Fn) {
+  for (const DeclRefExpr *R : refsOf(Fn, V)) {
+    const Stmt *Cur = R;
+    const Stmt *P = parent(Fn, Cur);
+    while (isa_and_nonnull<ParenExpr, MemberExpr, ArraySubscriptExpr>(P)) {
+      Cur = P;
+      P = parent(Fn, P);
+    }
+    if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf)
+      return true;
+    if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
+        IC && IC->getCastKind() == CK_ArrayToPointerDecay)
+      return true;
+    if (useOfName(R, V, Fn, 0, false).What != Effect::Read &&
+        useOfName(R, V, Fn, 0, false).What != Effect::Write)
+      return true; // bound to a reference, kept
+  }
+  return false;
+}
+
+const Stmt *ObjectReach::writeThroughBetween(const Stmt *CopyTop, const Stmt *End,
+                                             const FunctionDecl *Fn,
+                                             llvm::ArrayRef<const Stmt *> Skip,
+                                             bool AddressTaken) {
+  for (const Stmt *S : index(Fn).Stmts) {
+    const Expr *LV = writtenLValue(S);
+    if (!LV || llvm::is_contained(Skip, S) || inUnevaluatedOperand(S, Fn) ||
+        !inInterval(CopyTop, End, S, Fn))
+      continue;
+    const VarDecl *Root = directRoot(LV);
+    if (!Root)
+      return S;
+    if (AddressTaken &&
+        (containsTensorMap(Root->getType()) || addressTaken(Root, Fn)))
+      return S;
+  }
+  return nullptr;
+}
+
+const Stmt *ObjectReach::concurrentCodeBefore(const Stmt *End, const FunctionDecl *Fn) {
+  auto GivenCallable = [&](auto Args) {
+    for (const Expr *A : Args)
+      if (isCallableType(A->IgnoreParenImpCasts()->getType()))
+        return true;
+    return false;
+  };
+  for (const Stmt *S : index(Fn).Stmts) {
+    bool Starts = false;
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      const CudaApi *Api = cudaApiOf(Call);
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      Starts = (Api && Api->Role == ApiRole::HostCallback) ||
+               (!Api && Callee && ST.inSystemHeader(Callee->getLocation()) &&
+                !isa<CXXMethodDecl>(Callee) && GivenCallable(Call->arguments()) &&
+                !Callee->getName().starts_with("cu"));
+    } else if (const auto *CE = dyn_cast<CXXConstructExpr>(S)) {
+      // A thread object given its function starts it.
+      const CXXConstructorDecl *C = CE->getConstructor();
+      Starts = C && ST.inSystemHeader(C->getLocation()) && !C->isCopyOrMoveConstructor() &&
+               GivenCallable(CE->arguments());
+    }
+    if (Starts && reaches(S, End, Fn))
+      return S;
+  }
+  return nullptr;
 }
 
 } // namespace tma::analysis

@@ -220,7 +220,8 @@ const Stmt *UploadAnalysis::nextStatement(const Stmt *Top) {
 std::optional<Blocker> UploadAnalysis::checkCopiedDescriptor() {
   const CallExpr *Copy = Pass.BufferCopies[H.D].front().Call;
   const Stmt *CopyTop = Pass.BufferCopies[H.D].front().Top;
-  if (parent(H.Def, CopyTop) != H.Def->getBody() || !runsWhenReached(Copy, CopyTop, H.Def))
+  if (parent(H.Def, CopyTop) != H.Def->getBody() || !runsWhenReached(Copy, CopyTop, H.Def) ||
+      !dominates(Copy, H.Ret, H.Def)) // a goto may jump past it
     return why(ReasonID::UploadCopyNotAlways, {UName}, Copy->getBeginLoc());
   const CudaApi *Api = cudaApiOf(Copy);
   if (!Api || Api->Src < 0 || unsigned(Api->Src) >= Copy->getNumArgs())

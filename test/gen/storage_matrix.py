@@ -312,12 +312,12 @@ template <int N> static void go(unsigned long long *out, int slot) {{
   cudaMalloc(&d, sizeof(CUtensorMap));
   auto step = [d, out](const CUtensorMap &h, int slot) mutable {{
     {C:d:h}
+    {X:d}
     if (slot == 0) {{
       {L0:d}
     }} else {{
       {L1:d}
     }}
-    {X:d}
   }};
   step(h1, 0);
   step(h2, 1);

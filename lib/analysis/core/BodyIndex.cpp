@@ -76,6 +76,27 @@ bool PassComponent::isAncestor(const Stmt *A, const Stmt *S, const FunctionDecl 
   return false;
 }
 
+/// The innermost lambda of \p Fn whose body holds \p S, or null.
+static const LambdaExpr *innermostLambda(const Stmt *S, ParentMap &PM) {
+  const Stmt *Cur = S;
+  for (const Stmt *P = PM.getParent(Cur); P; Cur = P, P = PM.getParent(P))
+    if (const auto *LE = dyn_cast<LambdaExpr>(P); LE && LE->getBody() == Cur)
+      return LE;
+  return nullptr;
+}
+
+const FunctionDecl *PassComponent::flowBody(const Stmt *A, const Stmt *B,
+                                            const FunctionDecl *Fn) {
+  // Statements of one lambda's body run in the order of that body, each
+  // time the lambda is called: its own graph answers. (In the enclosing
+  // function's graph the whole body is the one node that makes it.)
+  ParentMap &PM = *index(Fn).PM;
+  const LambdaExpr *LA = innermostLambda(A, PM);
+  if (LA && LA == innermostLambda(B, PM))
+    return LA->getCallOperator();
+  return Fn;
+}
+
 BodyFlow *PassComponent::flow(const FunctionDecl *Fn) {
   BodyIndex &I = index(Fn);
   if (!I.FlowTried) {
@@ -86,12 +107,12 @@ BodyFlow *PassComponent::flow(const FunctionDecl *Fn) {
 }
 
 bool PassComponent::dominates(const Stmt *A, const Stmt *To, const FunctionDecl *Fn) {
-  BodyFlow *F = flow(Fn);
+  BodyFlow *F = flow(flowBody(A, To, Fn));
   return F && F->dominates(A, To);
 }
 
 bool PassComponent::reaches(const Stmt *At, const Stmt *To, const FunctionDecl *Fn) {
-  if (BodyFlow *F = flow(Fn))
+  if (BodyFlow *F = flow(flowBody(At, To, Fn)))
     return F->reaches(At, To);
   return true;
 }
@@ -100,8 +121,20 @@ bool PassComponent::between(const Stmt *From, const Stmt *To, const Stmt *X,
                            const FunctionDecl *Fn) {
   // Every path, not the text: a goto or a switch case may skip a copy, a
   // label may make a loop.
-  if (BodyFlow *F = flow(Fn))
-    return F->between(From, To, X);
+  const FunctionDecl *Body = flowBody(From, To, Fn);
+  if (Body != Fn) {
+    // Within one lambda's body: code outside it does not run in between.
+    const Stmt *LambdaBody = Body->getBody();
+    if (!isAncestor(LambdaBody, X, Fn))
+      return false;
+    if (BodyFlow *F = flow(Body))
+      return F->between(From, To, X);
+  } else if (!innermostLambda(From, *index(Fn).PM) && !innermostLambda(To, *index(Fn).PM)) {
+    if (BodyFlow *F = flow(Fn))
+      return F->between(From, To, X);
+  }
+  // The copy and the launch in different bodies (one in a lambda): the
+  // order of the text, as below.
   // No CFG: the text's order, and a loop around the launch but not around
   // the copy runs X again before the next launch; a jump anywhere in the
   // body may reach anything.

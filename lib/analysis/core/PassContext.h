@@ -227,6 +227,10 @@ protected:
                              const clang::FunctionDecl *Fn);
   /// The paths of \p Fn's body, or null (core/BodyFlow.h).
   BodyFlow *flow(const clang::FunctionDecl *Fn);
+  /// Whose paths order \p A and \p B: the call operator of the lambda of
+  /// \p Fn whose body holds both, or \p Fn.
+  const clang::FunctionDecl *flowBody(const clang::Stmt *A, const clang::Stmt *B,
+                                      const clang::FunctionDecl *Fn);
   /// Does every path from \p Fn's entry to \p To run \p A first?
   bool dominates(const clang::Stmt *A, const clang::Stmt *To, const clang::FunctionDecl *Fn);
   /// Can \p To run after \p At (through loops and jumps)?

@@ -225,6 +225,11 @@ bool DeviceStorage::valueUsed(const Stmt *Call, const FunctionDecl *Fn) {
     return true;
   if (isa<CompoundStmt>(P))
     return false;
+  // The statement of a case or a label (`case 2: cudaMemcpy(...);`).
+  if (const auto *SC = dyn_cast<SwitchCase>(P))
+    return SC->getSubStmt() != Cur;
+  if (const auto *L = dyn_cast<LabelStmt>(P))
+    return L->getSubStmt() != Cur;
   if (const auto *If = dyn_cast<IfStmt>(P))
     return If->getCond() == Cur;
   if (const auto *For = dyn_cast<ForStmt>(P))

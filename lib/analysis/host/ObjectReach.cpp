@@ -212,6 +212,10 @@ ObjectUse ObjectReach::pointerUse(const Expr *PV, const FunctionDecl *Fn, unsign
     if (P && (isa<ImplicitCastExpr>(P) || isa<ExplicitCastExpr>(P))) {
       if (cast<CastExpr>(P)->getCastKind() == CK_PointerToBoolean)
         return make(Effect::Read, P);
+      // An integer handle (`uintptr_t u = (uintptr_t)&h`) may be turned
+      // back into a pointer anywhere: the proof no longer sees its uses.
+      if (cast<CastExpr>(P)->getCastKind() == CK_PointerToIntegral)
+        return make(Effect::Escape, P, "an integer handle");
       Cur = P;
       P = Parent(P);
       continue;

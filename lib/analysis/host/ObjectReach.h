@@ -85,12 +85,12 @@ public:
   /// The first write from the copy to \p End that goes through a pointer
   /// or reference (`*p = x`, `v[0]->opaque[1] = 2`, `r = x` with `r` a
   /// reference), which may reach any object whose address escaped; with
-  /// \p AddressTaken also a write by name to a variable whose address is
-  /// taken anywhere, or of a type that holds a descriptor. Null when none.
+  /// \p ByNameToo also a write by name to a variable of a type that holds
+  /// a descriptor (what a descriptor pointer may point to). Null when none.
   const clang::Stmt *writeThroughBetween(const clang::Stmt *CopyTop, const clang::Stmt *End,
                                          const clang::FunctionDecl *Fn,
                                          llvm::ArrayRef<const clang::Stmt *> Skip,
-                                         bool AddressTaken);
+                                         bool ByNameToo);
   /// The first statement of \p Fn that starts host code which runs on
   /// another thread, at times the program's statements do not order (a
   /// stream callback, a thread or an async task given a callable), and from
@@ -129,7 +129,6 @@ private:
   bool callMayWrite(const clang::CallExpr *Call, bool DeviceToo, bool GlobalsOnly,
                     unsigned Depth);
   bool readsNonLocal(const clang::Expr *E);
-  bool addressTaken(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
   std::map<std::pair<const clang::FunctionDecl *, unsigned>, bool> KeepMemo;
   std::map<std::pair<const clang::FunctionDecl *, bool>, bool> WriteMemo;
 };

@@ -214,30 +214,10 @@ static const VarDecl *directRoot(const Expr *LV) {
   return V;
 }
 
-bool ObjectReach::addressTaken(const VarDecl *V, const FunctionDecl *Fn) {
-  for (const DeclRefExpr *R : refsOf(Fn, V)) {
-    const Stmt *Cur = R;
-    const Stmt *P = parent(Fn, Cur);
-    while (isa_and_nonnull<ParenExpr, MemberExpr, ArraySubscriptExpr>(P)) {
-      Cur = P;
-      P = parent(Fn, P);
-    }
-    if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf)
-      return true;
-    if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
-        IC && IC->getCastKind() == CK_ArrayToPointerDecay)
-      return true;
-    if (useOfName(R, V, Fn, 0, false).What != Effect::Read &&
-        useOfName(R, V, Fn, 0, false).What != Effect::Write)
-      return true; // bound to a reference, kept
-  }
-  return false;
-}
-
 const Stmt *ObjectReach::writeThroughBetween(const Stmt *CopyTop, const Stmt *End,
                                              const FunctionDecl *Fn,
                                              llvm::ArrayRef<const Stmt *> Skip,
-                                             bool AddressTaken) {
+                                             bool ByNameToo) {
   for (const Stmt *S : index(Fn).Stmts) {
     const Expr *LV = writtenLValue(S);
     if (!LV || llvm::is_contained(Skip, S) || inUnevaluatedOperand(S, Fn) ||
@@ -246,8 +226,9 @@ const Stmt *ObjectReach::writeThroughBetween(const Stmt *CopyTop, const Stmt *En
     const VarDecl *Root = directRoot(LV);
     if (!Root)
       return S;
-    if (AddressTaken &&
-        (containsTensorMap(Root->getType()) || addressTaken(Root, Fn)))
+    // By name, only an object that holds a descriptor can be what a
+    // descriptor pointer points to (`src = &h; ... h = next;`).
+    if (ByNameToo && containsTensorMap(Root->getType()))
       return S;
   }
   return nullptr;

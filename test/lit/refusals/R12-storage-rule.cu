@@ -78,7 +78,7 @@ static void launch_cleared(const CUtensorMap &h, int *out) {
   cleared<<<1, 1>>>(g_cleared, out);
   cudaMemset(g_cleared, 0, sizeof(CUtensorMap));
 }
-// CHECK-DAG: :[[@LINE-2]]:3: note: also: the storage rule cannot retarget it: 'g_cleared' is passed to 'cudaMemset', whose body is not seen [storage.unclassified-use]
+// CHECK-DAG: :[[@LINE-2]]:3: note: also: the storage rule cannot retarget it: 'g_cleared' is passed to 'cudaMemset' [storage.unclassified-use]
 
 static CUtensorMap *g_pair = nullptr;
 static void launch_pair(const CUtensorMap &h, int *out) {

@@ -1,0 +1,28 @@
+// Issue 30: a program of a new kind for the proof over every path and alias.
+#include "common.h"
+__global__ void checksum(const CUtensorMap *map, unsigned long long *out) {
+  unsigned long long s = 0;
+  for (int i = 0; i < 16; ++i)
+    s += map->opaque[i] * (i + 1);
+  out[0] += s;
+}
+__global__ void bump(CUtensorMap *map) { map->opaque[4] += 1000; }
+int main() {
+  unsigned long long *d_out;
+  cudaMalloc(&d_out, sizeof(unsigned long long));
+  cudaMemset(d_out, 0, sizeof(unsigned long long));
+  CUtensorMap *staged;
+  cudaHostAlloc(&staged, sizeof(CUtensorMap), cudaHostAllocMapped);
+  fill(staged, 7);
+  CUtensorMap *view;
+  cudaHostGetDevicePointer(&view, staged, 0);
+  CUtensorMap *d_map;
+  cudaMalloc(&d_map, sizeof(CUtensorMap));
+  cudaMemcpy(d_map, staged, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  bump<<<1, 1>>>(view);
+  cudaDeviceSynchronize();
+  checksum<<<1, 1>>>(d_map, d_out);
+  cudaFree(d_map);
+  cudaFreeHost(staged);
+  return report(d_out);
+}

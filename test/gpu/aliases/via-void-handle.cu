@@ -1,0 +1,24 @@
+// Issue 30: a program of a new kind for the proof over every path and alias.
+#include "common.h"
+__global__ void checksum(const CUtensorMap *map, unsigned long long *out) {
+  unsigned long long s = 0;
+  for (int i = 0; i < 16; ++i)
+    s += map->opaque[i] * (i + 1);
+  out[0] += s;
+}
+int main() {
+  unsigned long long *d_out;
+  cudaMalloc(&d_out, sizeof(unsigned long long));
+  cudaMemset(d_out, 0, sizeof(unsigned long long));
+  CUtensorMap map, other;
+  fill(&map, 7);
+  fill(&other, 9);
+  CUtensorMap *d_map;
+  cudaMalloc(&d_map, sizeof(CUtensorMap));
+  void *handle = d_map;
+  cudaMemcpy(d_map, &map, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaMemcpy(handle, &other, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  checksum<<<1, 1>>>(d_map, d_out);
+  cudaFree(d_map);
+  return report(d_out);
+}

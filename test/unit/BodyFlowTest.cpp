@@ -1,0 +1,101 @@
+// The paths of a body (lib/analysis/core/BodyFlow.h) on small C++ bodies:
+// "between", "dominates" and "reaches" follow goto, switch, loops and try,
+// not the order of the text.
+#include "../../lib/analysis/core/BodyFlow.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Tooling/Tooling.h"
+
+#include <gtest/gtest.h>
+
+using namespace clang;
+using tma::analysis::BodyFlow;
+
+namespace {
+/// The calls of `run`, by callee name in the order of the text
+/// (`copy`, `launch`, `write`; the n-th of each).
+struct Calls : RecursiveASTVisitor<Calls> {
+  std::map<std::string, std::vector<const CallExpr *>> ByName;
+  bool VisitCallExpr(CallExpr *C) {
+    if (const FunctionDecl *F = C->getDirectCallee())
+      ByName[F->getNameAsString()].push_back(C);
+    return true;
+  }
+};
+
+class BodyFlowTest : public ::testing::Test {
+protected:
+  void load(const std::string &Body) {
+    AST = tooling::buildASTFromCodeWithArgs(
+        "void copy(); void launch(); void write(); bool cond();\nvoid run(int x) {\n" + Body +
+            "\n}\n",
+        {"-std=c++17", "-fexceptions", "-fcxx-exceptions"});
+    ASSERT_TRUE(AST);
+    for (const Decl *D : AST->getASTContext().getTranslationUnitDecl()->decls())
+      if (const auto *F = dyn_cast<FunctionDecl>(D); F && F->getName() == "run" && F->hasBody())
+        Run = F;
+    ASSERT_TRUE(Run);
+    PM = std::make_unique<ParentMap>(Run->getBody());
+    Flow = BodyFlow::build(Run, *PM);
+    ASSERT_TRUE(Flow);
+    C.TraverseDecl(const_cast<FunctionDecl *>(Run));
+  }
+  const Stmt *call(const std::string &Name, unsigned N = 0) { return C.ByName[Name].at(N); }
+  std::unique_ptr<ASTUnit> AST;
+  const FunctionDecl *Run = nullptr;
+  std::unique_ptr<ParentMap> PM;
+  std::unique_ptr<BodyFlow> Flow;
+  Calls C;
+};
+} // namespace
+
+TEST_F(BodyFlowTest, StraightLineIsTheText) {
+  load("copy(); write(); launch(); write();");
+  EXPECT_TRUE(Flow->between(call("copy"), call("launch"), call("write", 0)));
+  EXPECT_FALSE(Flow->between(call("copy"), call("launch"), call("write", 1)));
+  EXPECT_TRUE(Flow->dominates(call("copy"), call("launch")));
+}
+
+TEST_F(BodyFlowTest, AGotoSkipsTheReCopy) {
+  load("copy(); launch(); write(); if (x) goto again; copy(); again: launch();");
+  EXPECT_FALSE(Flow->dominates(call("copy", 1), call("launch", 1)));
+  EXPECT_TRUE(Flow->dominates(call("copy", 0), call("launch", 1)));
+  EXPECT_TRUE(Flow->between(call("copy", 0), call("launch", 1), call("write")));
+  // Past the re-copy nothing of the first interval is between.
+  EXPECT_FALSE(Flow->between(call("copy", 1), call("launch", 1), call("write")));
+}
+
+TEST_F(BodyFlowTest, ALabelMakesALoop) {
+  load("copy(); again: launch(); write(); if (cond()) goto again;");
+  EXPECT_TRUE(Flow->between(call("copy"), call("launch"), call("write")));
+  EXPECT_TRUE(Flow->reaches(call("write"), call("launch")));
+}
+
+TEST_F(BodyFlowTest, ALoopThatCopiesFirstIsSafe) {
+  load("for (int i = 0; i < x; ++i) { write(); copy(); launch(); }");
+  EXPECT_FALSE(Flow->between(call("copy"), call("launch"), call("write")));
+  EXPECT_TRUE(Flow->reaches(call("launch"), call("write")));
+}
+
+TEST_F(BodyFlowTest, ALoopAroundTheLaunchOnly) {
+  load("copy(); for (int i = 0; i < x; ++i) { launch(); write(); }");
+  EXPECT_TRUE(Flow->between(call("copy"), call("launch"), call("write")));
+}
+
+TEST_F(BodyFlowTest, ASwitchCaseEntersBelowTheCopy) {
+  load("switch (x) { case 1: write(); copy(); [[fallthrough]]; case 2: launch(); break; }");
+  EXPECT_FALSE(Flow->dominates(call("copy"), call("launch")));
+  EXPECT_FALSE(Flow->between(call("copy"), call("launch"), call("write")));
+}
+
+TEST_F(BodyFlowTest, AThrowSkipsTheCopy) {
+  load("try { write(); if (x) throw 1; copy(); } catch (int) {} launch();");
+  EXPECT_FALSE(Flow->dominates(call("copy"), call("launch")));
+}
+
+TEST_F(BodyFlowTest, BranchesAreNotBetweenEachOther) {
+  load("copy(); if (x) { launch(); } else { write(); launch(); }");
+  EXPECT_FALSE(Flow->between(call("copy"), call("launch", 0), call("write")));
+  EXPECT_TRUE(Flow->between(call("copy"), call("launch", 1), call("write")));
+  EXPECT_FALSE(Flow->between(call("copy"), call("launch", 1), call("launch", 0)));
+}

@@ -1,5 +1,8 @@
 #include "tma/SourceText.h"
 
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/CharInfo.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -73,6 +76,27 @@ TextEdit SourceText::insertBefore(SourceLocation FileLoc, std::string Text) cons
   E.Length = 0;
   E.Text = std::move(Text);
   return E;
+}
+
+std::optional<CharSourceRange> SourceText::soleMacroArgument(const Stmt *Top,
+                                                             const Stmt *Call) const {
+  std::optional<CharSourceRange> TopR = fileRange(Top->getSourceRange());
+  std::optional<CharSourceRange> CallR = fileRange(Call->getSourceRange());
+  if (!TopR || !CallR || !Top->getBeginLoc().isMacroID())
+    return std::nullopt;
+  unsigned TB = SM.getFileOffset(TopR->getBegin()), TE = SM.getFileOffset(TopR->getEnd());
+  unsigned CB = SM.getFileOffset(CallR->getBegin()), CEnd = SM.getFileOffset(CallR->getEnd());
+  if (SM.getFileID(TopR->getBegin()) != SM.getFileID(CallR->getBegin()) || CB < TB || CEnd > TE)
+    return std::nullopt;
+  llvm::StringRef Buf = SM.getBufferData(SM.getFileID(TopR->getBegin()));
+  llvm::StringRef Before = Buf.slice(TB, CB).trim();
+  llvm::StringRef After = Buf.slice(CEnd, TE).trim();
+  if (!Before.ends_with("(") || After != ")")
+    return std::nullopt;
+  llvm::StringRef Macro = Before.drop_back().trim();
+  if (Macro.empty() || !llvm::all_of(Macro, [](char C) { return isAsciiIdentifierContinue(C); }))
+    return std::nullopt;
+  return TopR;
 }
 
 std::optional<TextEdit> SourceText::removeStatement(SourceRange StmtTokens) const {

@@ -23,23 +23,7 @@ std::vector<TextEdit> HostBuffers::removeHostCall(const CallExpr *CE,
   }
   // An error-checking macro around exactly this call: CHECK(cudaFree(d));
   const Stmt *Top = topStatement(CE, Fn);
-  std::optional<CharSourceRange> TopR = ST.fileRange(Top->getSourceRange());
-  std::optional<CharSourceRange> CallR = ST.fileRange(CE->getSourceRange());
-  if (!TopR || !CallR || !Top->getBeginLoc().isMacroID())
-    return {};
-  const SourceManager &SM = Ctx.getSourceManager();
-  unsigned TB = SM.getFileOffset(TopR->getBegin()), TE = SM.getFileOffset(TopR->getEnd());
-  unsigned CB = SM.getFileOffset(CallR->getBegin()), CEnd = SM.getFileOffset(CallR->getEnd());
-  if (SM.getFileID(TopR->getBegin()) != SM.getFileID(CallR->getBegin()) || CB < TB ||
-      CEnd > TE)
-    return {};
-  StringRef Buf = SM.getBufferData(SM.getFileID(TopR->getBegin()));
-  StringRef Before = Buf.slice(TB, CB).trim();
-  StringRef After = Buf.slice(CEnd, TE).trim();
-  if (!Before.ends_with("(") || After != ")")
-    return {};
-  StringRef Macro = Before.drop_back().trim();
-  if (Macro.empty() || !llvm::all_of(Macro, [](char C) { return isAsciiIdentifierContinue(C); }))
+  if (!ST.soleMacroArgument(Top, CE))
     return {};
   if (std::optional<TextEdit> E = ST.removeStatement(Top->getSourceRange()))
     return {*E};

@@ -257,6 +257,20 @@ void DeviceStorage::addUse(Group &G, HostUseKind K, const CallExpr *Call, const 
   const CudaApi *Api = cudaApiOf(Call);
   const char *Success =
       Api && !Api->Name.starts_with("cuda") ? "CUDA_SUCCESS" : "cudaSuccess";
+  // `CHECK(cudaMemcpy(d, &h, ...));` becomes the plain statement `*d = h;`:
+  // an assignment has no error code to check.
+  const Stmt *Top = Call;
+  for (const Stmt *P = parent(R.Fn, Top); P; P = parent(R.Fn, Top)) {
+    if (isa<CompoundStmt>(P) && P->getBeginLoc().isFileID())
+      break;
+    Top = P;
+  }
+  if (std::optional<CharSourceRange> Whole = Top != Call ? ST.soleMacroArgument(Top, Call)
+                                                         : std::nullopt) {
+    U.Removal.push_back(ST.replace(*Whole, Effect));
+    G.R.Uses.push_back(std::move(U));
+    return;
+  }
   std::string Text = valueUsed(Call, R.Fn) ? "(" + Effect + ", " + Success + ")" : Effect;
   U.Removal.push_back(ST.replace(*Range, Text));
   G.R.Uses.push_back(std::move(U));

@@ -9,6 +9,10 @@
 
 #include <optional>
 
+namespace clang {
+class Stmt;
+}
+
 namespace tma {
 
 class SourceText {
@@ -35,6 +39,12 @@ public:
   /// Deletes a statement, its trailing ';', and the whole line when the
   /// statement is alone on it. Null when the statement is not editable.
   std::optional<TextEdit> removeStatement(clang::SourceRange StmtTokens) const;
+
+  /// The file range of \p Top, a statement-level macro whose only argument
+  /// is \p Call (`CHECK(cudaFree(d))`, without the `;`), or null when Top is
+  /// not written so.
+  std::optional<clang::CharSourceRange> soleMacroArgument(const clang::Stmt *Top,
+                                                          const clang::Stmt *Call) const;
 
   bool inSystemHeader(clang::SourceLocation Loc) const;
 

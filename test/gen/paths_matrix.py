@@ -68,6 +68,8 @@ WRITERS = {
     "word-ref": dict(kind="host", setup="cuuint64_t &w0 = h.opaque[0];", write="w0 = 5;"),
     "container": dict(kind="host", setup="std::vector<CUtensorMap *> maps;\nmaps.push_back(&h);",
                       write="maps[0]->opaque[0] = 5;"),
+    "container-memcpy": dict(kind="host", setup="std::vector<CUtensorMap *> maps;\nmaps.push_back(&h);",
+                             write="std::memcpy(maps[0], &spare, 64);"),
     "void-handle": dict(kind="host", setup="void *vh = &h;",
                         write="static_cast<CUtensorMap *>(vh)->opaque[0] = 5;"),
     "uintptr": dict(kind="host", setup="std::uintptr_t uh = reinterpret_cast<std::uintptr_t>(&h);",

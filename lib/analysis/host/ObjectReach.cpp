@@ -454,7 +454,11 @@ std::optional<Blocker> ObjectReach::changeBetween(const ObjectQuery &Q) {
   // pointer or reference may be one.
   std::vector<Note> EscapeNote{
       {Escapes.front().second, ST.point(Escapes.front().first->getBeginLoc())}};
-  if (const Stmt *W = writeThroughBetween(Q.CopyTop, Q.End, Fn, Q.Skip, false))
+  const Stmt *W = writeThroughBetween(Q.CopyTop, Q.End, Fn, Q.Skip, false);
+  if (!W)
+    W = libraryWriteBetween(Q.CopyTop, Q.End, Fn, Q.Skip);
+
+  if (W)
     return Reasoned(ReasonID::HostEscapedWriteBetween,
                     {Q.Object->getNameAsString(), spelled(cast<Expr>(W))}, W, EscapeNote);
   // A stream callback or a thread started before the end runs whenever it

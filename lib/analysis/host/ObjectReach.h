@@ -91,6 +91,12 @@ public:
                                          const clang::FunctionDecl *Fn,
                                          llvm::ArrayRef<const clang::Stmt *> Skip,
                                          bool ByNameToo);
+  /// The first library call from the copy to \p End given a writable
+  /// pointer whose object the proof cannot name (`memcpy(maps[0], ...)`):
+  /// after an escape it may write the object. Null when none.
+  const clang::Stmt *libraryWriteBetween(const clang::Stmt *CopyTop, const clang::Stmt *End,
+                                         const clang::FunctionDecl *Fn,
+                                         llvm::ArrayRef<const clang::Stmt *> Skip);
   /// The first statement of \p Fn that starts host code which runs on
   /// another thread, at times the program's statements do not order (a
   /// stream callback, a thread or an async task given a callable), and from

@@ -234,6 +234,53 @@ const Stmt *ObjectReach::writeThroughBetween(const Stmt *CopyTop, const Stmt *En
   return nullptr;
 }
 
+/// A pointer argument whose object the proof cannot name: not `&x` or an
+/// array `x` of a variable, nor a local pointer variable (whose binding the
+/// proof follows), but a call's result, an element, `p->f`, a global.
+static bool unnamedPointer(const Expr *A) {
+  const Expr *E = A->IgnoreParenImpCasts();
+  while (const auto *C = dyn_cast<ExplicitCastExpr>(E))
+    E = C->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf) {
+    E = UO->getSubExpr()->IgnoreParenImpCasts();
+    if (E->getType()->isFunctionType())
+      return false; // a kernel handed to a query
+    return !directRoot(E);
+  }
+  // A function (a kernel given as `(void *)k`) is no data.
+  if (E->getType()->isFunctionType() || E->getType()->isFunctionPointerType())
+    return false;
+  if (const auto *R = dyn_cast<DeclRefExpr>(E); R && isa<FunctionDecl>(R->getDecl()))
+    return false;
+  if (E->getType()->isArrayType() || isa<DeclRefExpr>(E)) {
+    const auto *R = dyn_cast<DeclRefExpr>(E);
+    const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+    return !V || !V->hasLocalStorage() || V->getType()->isReferenceType();
+  }
+  return true;
+}
+
+const Stmt *ObjectReach::libraryWriteBetween(const Stmt *CopyTop, const Stmt *End,
+                                             const FunctionDecl *Fn,
+                                             llvm::ArrayRef<const Stmt *> Skip) {
+  for (const Stmt *S : index(Fn).Stmts) {
+    const auto *Call = dyn_cast<CallExpr>(S);
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    if (!Callee || !ST.inSystemHeader(Callee->getLocation()) || llvm::is_contained(Skip, S) ||
+        !inInterval(CopyTop, End, S, Fn))
+      continue;
+    // A launch's configuration (`<<<g, b, 0, stream>>>`) passes its stream.
+    if (isa_and_nonnull<CUDAKernelCallExpr>(parent(Fn, Call)))
+      continue;
+    for (const Expr *A : Call->arguments())
+      if (mayWriteDescriptorThrough(A) && unnamedPointer(A) &&
+          A->IgnoreParenImpCasts()->isNullPointerConstant(
+              Ctx, Expr::NPC_ValueDependentIsNotNull) == Expr::NPCK_NotNull)
+        return S;
+  }
+  return nullptr;
+}
+
 const Stmt *ObjectReach::concurrentCodeBefore(const Stmt *End, const FunctionDecl *Fn) {
   auto GivenCallable = [&](auto Args) {
     for (const Expr *A : Args)

@@ -37,8 +37,6 @@ public:
   bool dominates(const clang::Stmt *A, const clang::Stmt *To);
   /// Can \p To run after \p At (on any path, through loops and jumps)?
   bool reaches(const clang::Stmt *At, const clang::Stmt *To);
-  /// Does the graph know \p S (or a statement around it)?
-  bool knows(const clang::Stmt *S) { return !span(S).empty(); }
 
 private:
   BodyFlow(std::unique_ptr<clang::CFG> G, clang::ParentMap &PM);

@@ -14,14 +14,8 @@
 #include <cuda_runtime.h>
 #include <cstdio>
 
-#define CHECK(x)                                                                                 \
-  do {                                                                                           \
-    cudaError_t e_ = (x);                                                                        \
-    if (e_ != cudaSuccess) {                                                                     \
-      std::printf("%s\n", cudaGetErrorString(e_));                                               \
-      return 1;                                                                                  \
-    }                                                                                            \
-  } while (0)
+// One line, as the project's own macros are written.
+#define CHECK(call) do { cudaError_t status_ = (call); if (status_ != cudaSuccess) { std::printf("%s\n", cudaGetErrorString(status_)); return 1; } } while (0)
 
 __global__ void tile_sum(const CUtensorMap *map, int *out) { out[0] = int(map->opaque[0]); }
 // CHECK: kernel 'tile_sum' reads descriptor 'map' through global memory; now passed by value [tma-001]

@@ -7,12 +7,16 @@ every launch form the tool rewrites (<<<>>>, cudaLaunchKernelEx, an argument
 array, a launcher function, a launch in a loop), each with its unsafe twin
 (must be refused, file unchanged) and its safe neighbour (must be rewritten).
 
-  alias_matrix.py --tool PATH [--nvcc PATH] [--sample N --seed S] [--keep DIR]
+  alias_matrix.py --tool PATH [--nvcc PATH] [--cover] [--sample N --seed S] [--keep DIR]
 
-Without --sample the whole matrix runs (7 hazards x 5 forms x 2 twins). With
+Without --sample or --cover the whole matrix runs (7 hazards x 5 forms x 2
+twins). --cover (the test command's default sample, covering.py) runs the
+fewest cells that show every form, and every hazard both safe and unsafe;
+--sample then picks from those. With
 --nvcc, every rewritten program is compiled for sm_90a.
 """
 import argparse, os, random, re, subprocess, sys, tempfile
+from covering import covering
 
 PRELUDE = r'''#include <cuda.h>
 #include <cuda_runtime.h>
@@ -156,10 +160,14 @@ def main():
     ap.add_argument("--nvcc")
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--seed", type=int, default=19)
+    ap.add_argument("--cover", action="store_true",
+                    help="only the cells that show every value of every dimension (covering.py)")
     ap.add_argument("--keep")
     a = ap.parse_args()
     a.tool = os.path.abspath(a.tool)
     cells = [(h, f, s) for h in HAZARDS for f in FORMS for s in (False, True)]
+    if a.cover:
+        cells = covering(cells, [lambda c: c[1], lambda c: (c[0], c[2])])
     if a.sample:
         cells = random.Random(a.seed).sample(cells, min(a.sample, len(cells)))
     work = a.keep or tempfile.mkdtemp(prefix="alias-matrix-")

@@ -20,12 +20,15 @@ argument array, a launcher function). Every cell has two twins:
   safe    the same writer where no launch can see it (after the last launch,
           or before the copy on every path): must be rewritten.
 
-  paths_matrix.py --tool PATH [--nvcc PATH] [--sample N --seed S] [--keep DIR]
+  paths_matrix.py --tool PATH [--nvcc PATH] [--cover | --sample N --seed S] [--keep DIR]
 
-Without --sample the whole matrix runs. With --nvcc every rewritten program
+Without --sample or --cover the whole matrix runs. --cover (the test
+command's default sample, covering.py) runs the fewest cells that show every
+path shape, launch form and twin, and every writer both safe and unsafe. With --nvcc every rewritten program
 is compiled for sm_90a.
 """
-import argparse, os, random, subprocess, sys, tempfile
+import argparse, concurrent.futures, os, random, subprocess, sys, tempfile
+from covering import covering
 
 PRELUDE = r'''#include <cuda.h>
 #include <cuda_runtime.h>
@@ -236,6 +239,10 @@ def main():
     ap.add_argument("--nvcc")
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--seed", type=int, default=30)
+    ap.add_argument("-j", "--jobs", type=int, default=min(4, os.cpu_count() or 1),
+                    help="cells checked at once (output in order)")
+    ap.add_argument("--cover", action="store_true",
+                    help="only the cells that show every value of every dimension (covering.py)")
     ap.add_argument("--keep")
     ap.add_argument("--only", help="comma-separated substrings a cell's name must contain")
     a = ap.parse_args()
@@ -245,6 +252,8 @@ def main():
         keys = a.only.split(",")
         cells = [c for c in cells
                  if all(k in f"{c[0]}-{c[1]}-{c[2]}-{'safe' if c[3] else 'unsafe'}" for k in keys)]
+    if a.cover:
+        cells = covering(cells, [lambda c: c[0], lambda c: c[2], lambda c: (c[1], c[3])])
     if a.sample:
         cells = random.Random(a.seed).sample(cells, min(a.sample, len(cells)))
     work = a.keep or tempfile.mkdtemp(prefix="paths-matrix-")
@@ -253,8 +262,9 @@ def main():
     counts = {t: {"direct": 0, "retargeted": 0, "refused": 0, "known gap": 0}
               for t in (True, False)}
     bad = {True: 0, False: 0}
-    for cell in cells:
-        name, problems, out, kind = check(a.tool, a.nvcc, *cell, work)
+    with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:
+        results = list(pool.map(lambda c: check(a.tool, a.nvcc, *c, work), cells))
+    for cell, (name, problems, out, kind) in zip(cells, results):
         counts[cell[3]][kind] += 1
         compile_failures += sum(1 for p in problems if p.startswith("nvcc rejects"))
         print(("FAIL " if problems else "ok   ") + name + f" ({kind})")

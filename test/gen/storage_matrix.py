@@ -4,14 +4,19 @@ lives x how the launch happens x how the kernel is declared x how the copy is
 made, each safe program with unsafe twins that must be refused with the file
 (and the header it includes) left byte-identical.
 
-  storage_matrix.py --tool PATH [--nvcc PATH] [--full] [--sample N --seed S]
+  storage_matrix.py --tool PATH [--nvcc PATH] [--full | --cover] [--sample N --seed S]
                     [--keep DIR] [--emit DIR] [-j N]
 
 Every program is runnable: its kernel checksums every byte of the
 descriptor it reads, and it prints one checksum per launch. By default each
 (storage, launch) pair runs once, with the copy form and the kernel form
 rotating, plus every (storage, host change) safe twin and every (storage,
-hazard) unsafe twin; --full runs the whole product.
+hazard) unsafe twin; --full runs the whole product. --cover (the test
+command's default sample, covering.py) runs the fewest of those cells that
+show every storage, copy form, launch form, kernel form and twist, and every
+storage as a plain safe program, with a host change and with a hazard; with
+--nvcc it compiles the fewest of its safe cells that show every copy, launch
+and kernel form.
 With --nvcc each program is compiled for sm_90a before and after (--sample
 picks a fixed-seed subset for that). --emit DIR writes the safe programs,
 original and rewritten, for test/gpu/storage/run.sh on the GPU (run.sh links
@@ -27,6 +32,7 @@ object. A change of the device copy (an alias written on the device) before
 the launch is a hazard.
 """
 import argparse, concurrent.futures, itertools, os, random, re, shutil, subprocess, sys, tempfile
+from covering import covering
 
 PRELUDE = r'''#include <cuda.h>
 #include <cuda_runtime.h>
@@ -688,6 +694,24 @@ def is_safe(cell):
     return cell[4] is None or cell[4] in HOST_CHANGES
 
 
+def twist_class(cell):
+    return "plain" if cell[4] is None else "host change" if cell[4] in HOST_CHANGES else "hazard"
+
+
+def covering_cells(todo):
+    """The default sample (--cover): every value of every dimension, and
+    every storage in each twist class."""
+    return covering(todo, [lambda c: c[0], lambda c: c[1], lambda c: c[2], lambda c: c[3],
+                           lambda c: c[4], lambda c: (c[0], twist_class(c))])
+
+
+def covering_compiles(todo):
+    """The cells of --cover compiled with --nvcc: every copy, launch and
+    kernel form among the safe ones."""
+    return covering([c for c in todo if is_safe(c)],
+                    [lambda c: c[1], lambda c: c[2], lambda c: c[3]])
+
+
 def known_gap(cell):
     """Safe cells the tool does not rewrite yet, each a documented limitation
     (docs/limitations.md, "The storage rule"): they must be refused with the
@@ -704,6 +728,8 @@ def main():
     ap.add_argument("--tool", required=True)
     ap.add_argument("--nvcc")
     ap.add_argument("--full", action="store_true")
+    ap.add_argument("--cover", action="store_true",
+                    help="only the cells that show every value of every dimension (covering.py)")
     ap.add_argument("--sample", type=int, default=0, help="compile only this many cells with nvcc")
     ap.add_argument("--seed", type=int, default=20)
     ap.add_argument("--keep")
@@ -717,6 +743,8 @@ def main():
     a = ap.parse_args()
     a.tool = os.path.abspath(a.tool)
     todo = cells(a.full)
+    if a.cover:
+        todo = covering_cells(todo)
     if a.list:
         for c in todo:
             print(cell_name(c))
@@ -724,7 +752,8 @@ def main():
         return 0
     compiled = set()
     if a.nvcc:
-        compiled = set(random.Random(a.seed).sample(todo, a.sample) if a.sample else todo)
+        compiled = set(random.Random(a.seed).sample(todo, a.sample) if a.sample else
+                       covering_compiles(todo) if a.cover else todo)
     work = a.keep or tempfile.mkdtemp(prefix="storage-matrix-")
     os.makedirs(work, exist_ok=True)
     if a.emit:

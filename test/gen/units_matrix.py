@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Generated programs of two translation units for the storage rule.
 
-  units_matrix.py --tool PATH [--nvcc PATH] [-j N] [--keep DIR] [--only TEXT]
+  units_matrix.py --tool PATH [--nvcc PATH] [--cover] [-j N] [--keep DIR] [--only TEXT]
+
+--cover (the test command's default sample, covering.py) runs the fewest
+cells that show every use and run mode, and every storage both safe and
+unsafe.
 
 The storage rule keeps every signature and edits only the translation unit
 it analyses. A storage another unit can reach must therefore stay on the
@@ -29,6 +33,7 @@ must stay unchanged, before too). Prints
 `units-matrix: R/S safe rewritten, U/T unsafe refused, C compile failures`.
 """
 import argparse, concurrent.futures, json, os, shutil, subprocess, sys, tempfile
+from covering import covering
 
 KERNEL = r'''__global__ void sum_map(const CUtensorMap *map, unsigned long long *out) {
   unsigned long long s = 0;
@@ -216,10 +221,14 @@ def main():
                     help="also compile the unsafe programs (left unchanged) before the run")
     ap.add_argument("--keep")
     ap.add_argument("--only")
+    ap.add_argument("--cover", action="store_true",
+                    help="only the cells that show every value of every dimension (covering.py)")
     ap.add_argument("-j", "--jobs", type=int, default=min(4, os.cpu_count() or 1))
     a = ap.parse_args()
     a.tool = os.path.abspath(a.tool)
     todo = [c for c in cells() if not a.only or a.only in name_of(c)]
+    if a.cover:
+        todo = covering(todo, [lambda c: c[1], lambda c: c[2], lambda c: (c[0], c[3])])
     work = a.keep or tempfile.mkdtemp(prefix="units-matrix-")
     bad_safe = bad_unsafe = compile_failures = 0
     with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:

@@ -33,10 +33,11 @@ config.substitutions.append(
 # The rewritten file must compile with nvcc for Hopper. The sanitizer build
 # (scripts/test.sh runs both) checks the tool's memory, not nvcc: the same
 # compile of the same output already ran in the plain build, so there it is
-# skipped to keep the test command's time down.
+# skipped to keep the test command's time down; so it is in the quick tier
+# (--param quick=1), whose change the whole command checks again.
 config.substitutions.append(
     ("%nvcc-compile",
-     "true" if config.sanitized else
+     "true" if config.sanitized or lit_config.params.get("quick") else
      config.nvcc + " -std=c++17 -gencode=arch=compute_90a,code=sm_90a -c -o %t.o"))
 # clang-tidy-22 with the plugin, on one CUDA file.
 config.substitutions.append(
@@ -53,6 +54,15 @@ config.substitutions.append(("%inputs", os.path.join(os.path.dirname(__file__), 
 
 if os.path.exists(config.nvcc):
     config.available_features.add("nvcc")
+# The generated matrices (test/gen/) run a covering sample by default: the
+# fewest cells that show every value of every dimension. TMA_FULL_MATRIX=1
+# (or --param full_matrix=1) runs each whole, as docs/performance.md times them.
+if os.environ.get("TMA_FULL_MATRIX", "0") not in ("", "0") or lit_config.params.get("full_matrix"):
+    config.available_features.add("full-matrix")
+# scripts/test.sh --quick: the matrices' covering samples without their nvcc
+# compiles (every rewritten pattern and refusal test still compiles).
+if lit_config.params.get("quick"):
+    config.available_features.add("quick")
 import shutil
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     config.available_features.add("root")

@@ -97,18 +97,33 @@ status=$?
 # (the sanitizer run still runs the plan-step and facts-cache tests); so do
 # the examples' nvcc compile, the snapshot and the package (cpack of the
 # instrumented binary checks nothing the plain build's package does not).
+# It is built with clang-22 and also makes the libFuzzer target (TMA_FUZZ),
+# so that the fuzzing run below needs no build of its own.
+sanitizer_build() {
+  # A build-asan/ configured with another compiler is made afresh.
+  if [ -f build-asan/CMakeCache.txt ] &&
+     ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++-22$' build-asan/CMakeCache.txt; then
+    rm -rf build-asan
+  fi
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTMA_SANITIZE=ON -DTMA_FUZZ=ON \
+    -DCMAKE_CXX_COMPILER=clang++-22 -DBUILD_TESTING=ON >/dev/null &&
+    ninja -C build-asan >/dev/null
+}
 if [ "${TMA_SKIP_SANITIZERS:-0}" != 1 ]; then
-  timed "build (asan)" bash -c 'cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTMA_SANITIZE=ON \
-    -DBUILD_TESTING=ON >/dev/null && ninja -C build-asan >/dev/null' || status=1
+  timed "build (asan and fuzzer)" sanitizer_build || status=1
   timed "ctest (asan build)" ctest --test-dir build-asan --output-on-failure -V -E "gpu-compile|snapshot|project-sharded|package" >build/test-asan.log 2>&1 ||
     status=1
   sed -i 's/^/asan: /' build/test-asan.log
   cat build/test-asan.log >>"$log"
 fi
-# A short libFuzzer run of the engine (test/fuzz/): its own clang-22 build
-# with ASan; a crash fails the run. docs/reliability.md has a longer run.
+# A short libFuzzer run of the engine (test/fuzz/), from the sanitizer build
+# (or, when that is skipped, the fuzzer's own build, build-fuzz/); a crash
+# fails the run. docs/reliability.md has a longer run.
 if [ "${TMA_SKIP_FUZZ:-0}" != 1 ]; then
-  FUZZ_SEEDS=quick timed "fuzz (build and run)" ./test/fuzz/run.sh "${TMA_FUZZ_SECONDS:-90}" >build/test-fuzz.log 2>&1 || status=1
+  fuzz_build=$PWD/build-asan
+  [ "${TMA_SKIP_SANITIZERS:-0}" != 1 ] || fuzz_build=$PWD/build-fuzz
+  FUZZ_BUILD=$fuzz_build FUZZ_SEEDS=quick timed "fuzz (90 s)" ./test/fuzz/run.sh "${TMA_FUZZ_SECONDS:-90}" \
+    >build/test-fuzz.log 2>&1 || status=1
   sed -i 's/^/fuzz: /' build/test-fuzz.log
   cat build/test-fuzz.log >>"$log"
 fi

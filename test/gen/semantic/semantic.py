@@ -6,33 +6,40 @@ tool's rewrite of every launch with the model.
   semantic.py --tool PATH [--seed S] [--programs N] [--pack K]
               [--known FILE] [--update-known FILE] [--emit DIR] [--keep DIR]
 
-Grammar (step 2 of the issue: straight line). Each program has one host map
-`h`, filled from a seed, and one device copy `d` (cudaMalloc), then a random
+Grammar (a straight line so far). Each program has two host maps `h` and
+`o`, filled from seeds, and one device copy `d` (cudaMalloc), then a random
 sequence of
 
-  copy    cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
-  write   h.opaque[W] = V;                  (an assignment to one word)
-  launch  k<<<1, 1>>>(d, out, SLOT);        (the kernel checksums its map)
+  copy          cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+                (or from &o)
+  write         a word of h, through a name and a writer (HOST_WRITES: the
+                variable, a pointer, a reference, a [&] lambda, a helper
+                given its address; assignment, std::memcpy, std::memset,
+                re-encoding, h = o)
+  device-write  a word of d (DEVICE_WRITES: cudaMemset, a kernel given d)
+  launch        k<<<1, 1>>>(d, out, SLOT);        (the kernel checksums its map)
 
-that starts with a copy and holds at least one launch, and ends with
+that starts with a copy from h and holds at least one launch, and ends with
 cudaFree(d). Every program has its own kernel and names, so many are packed
 into one translation unit and a run of the tool costs one parse.
 
 The model runs a program abstractly, in stream order (one stream here, so
-text order): it keeps the host map H and the device copy D as word
-tuples; a copy sets D = H, a write changes a word of H, and a launch
+text order): it keeps the host maps H and O, the device copy D and the
+value S the last copy into D read, as word tuples; a copy sets D = S = its
+source, a host write changes H, a device write changes D, and a launch
 records what the kernel reads in the original (D), what a by-value launch
-would read (H at the launch call) and what a snapshot would read (the copy
-taken where D was last written: D).
+would read (H or O at the launch call) and what a snapshot would read (the
+copy taken where D was last copied into: S).
 
 The oracle reads each launch's form from the tool's output (the launch's
-descriptor argument: the host map is by value, `*d` a snapshot, `d` left by
+descriptor argument: a host map is by value, `*d` a snapshot, `d` left by
 reference) and classifies it:
 
   wrong          by value or snapshot, and the model says that value is not
                  what the original launch reads;
-  over-careful   refused, and the model says by value or a snapshot reads
-                 what the original does.
+  over-careful   refused, and the model says that every launch of the
+                 program's kernel has a rewrite (by value or a snapshot) that
+                 reads what the original does.
 
 A program with a disagreement in a pack is run again alone, and the alone
 verdict is the one reported. Disagreements are compared with the known
@@ -49,6 +56,7 @@ WORDS = 16
 PRELUDE = r'''#include <cuda.h>
 #include <cuda_runtime.h>
 #include <cstdio>
+#include <cstring>
 
 static void fill(CUtensorMap *m, unsigned long long seed) {
   for (int i = 0; i < 16; ++i)
@@ -65,6 +73,12 @@ KERNEL = r'''__global__ void k_{n}(const CUtensorMap *map, unsigned long long *o
 '''
 
 
+HELPER = r'''static void set_word_{n}(CUtensorMap *m, int w, unsigned long long v) {{ m->opaque[w] = v; }}
+'''
+POKE = r'''__global__ void poke_{n}(CUtensorMap *m, int w, unsigned long long v) {{ m->opaque[w] = v; }}
+'''
+
+
 def fill(seed):
     return tuple((seed * 0x9E3779B97F4A7C15 + i) & MASK for i in range(WORDS))
 
@@ -73,21 +87,58 @@ def checksum(words):
     return sum(w * (i + 1) for i, w in enumerate(words)) & MASK
 
 
+# How a write of one word of the host map is spelled: the name it goes
+# through (the variable, a pointer, a reference, a [&] lambda, a helper
+# given its address) and the writer (assignment, std::memcpy, std::memset,
+# re-encoding the whole map, assigning another map to it). Each is
+# (declarations it needs, statement); {n} is the program, {w} the word,
+# {v} the value, {b} a byte.
+HOST_WRITES = {
+    "assign": ("", "h_{n}.opaque[{w}] = {v:#x}ull;"),
+    "pointer": ("  CUtensorMap *p_{n} = &h_{n};\n", "p_{n}->opaque[{w}] = {v:#x}ull;"),
+    "reference": ("  CUtensorMap &r_{n} = h_{n};\n", "r_{n}.opaque[{w}] = {v:#x}ull;"),
+    "lambda": ("  auto set_{n} = [&](int w, unsigned long long v) {{ h_{n}.opaque[w] = v; }};\n",
+               "set_{n}({w}, {v:#x}ull);"),
+    "helper": ("", "set_word_{n}(&h_{n}, {w}, {v:#x}ull);"),
+    "memcpy": ("", "{{ unsigned long long v = {v:#x}ull; std::memcpy(&h_{n}.opaque[{w}], &v, sizeof v); }}"),
+    "memset": ("", "std::memset(&h_{n}.opaque[{w}], {b}, sizeof(unsigned long long));"),
+    "re-encode": ("", "fill(&h_{n}, {v}ull);"),
+    "assign-map": ("", "h_{n} = o_{n};"),
+}
+# Writes of the device copy: a memset of one word, and a kernel that writes
+# a word through the pointer it is given.
+DEVICE_WRITES = {
+    "cudaMemset": "cudaMemset(&d_{n}->opaque[{w}], {b}, sizeof(unsigned long long));",
+    "kernel": "poke_{n}<<<1, 1>>>(d_{n}, {w}, {v:#x}ull);",
+}
+
+
 class Program:
     """One generated program: its statements and the model's record of every
-    launch (slot, what the original, a by-value and a snapshot launch read)."""
+    launch (what the original reads, what each value a rewrite could pass
+    holds: the host maps by value, the snapshot)."""
 
     def __init__(self, rng, n):
         self.n = n
         self.seed = rng.randrange(1, 1 << 32)
-        self.stmts = [("copy",)]
+        self.other_seed = rng.randrange(1, 1 << 32)
+        self.stmts = [("copy", "h")]
         launches = 0
         for _ in range(rng.randint(2, 8)):
-            kind = rng.choice(("copy", "write", "write", "launch", "launch"))
-            if kind == "write":
-                self.stmts.append(("write", rng.randrange(WORDS), rng.randrange(1, 1 << 64)))
+            kind = rng.choice(("copy", "copy", "write", "write", "write", "launch", "launch", "launch",
+                               "device-write", "copy-other"))
+            if kind == "copy":
+                self.stmts.append(("copy", "h"))
+            elif kind == "copy-other":
+                self.stmts.append(("copy", "o"))
+            elif kind == "write":
+                self.stmts.append(("write", rng.choice(list(HOST_WRITES)), rng.randrange(WORDS),
+                                   rng.randrange(1, 1 << 64), rng.randrange(1, 256)))
+            elif kind == "device-write":
+                self.stmts.append(("device-write", rng.choice(list(DEVICE_WRITES)), rng.randrange(WORDS),
+                                   rng.randrange(1, 1 << 64), rng.randrange(1, 256)))
             else:
-                self.stmts.append((kind,))
+                self.stmts.append(("launch",))
             launches += kind == "launch"
         if not launches:
             self.stmts.append(("launch",))
@@ -96,31 +147,60 @@ class Program:
         self.model()
 
     def model(self):
-        h, d = fill(self.seed), None
-        for s in self.stmts:
-            if s[0] == "copy":
-                d = h
-            elif s[0] == "write":
-                h = h[:s[1]] + (s[2],) + h[s[1] + 1:]
+        """One stream, so stream order is text order: H and O are the host
+        maps, D the device copy, S what the last copy into D read (the value
+        a snapshot taken at that copy holds)."""
+        h, o = fill(self.seed), fill(self.other_seed)
+        d = s = None
+        for st in self.stmts:
+            if st[0] == "copy":
+                d = s = h if st[1] == "h" else o
+            elif st[0] == "write":
+                _, how, w, v, b = st
+                if how == "re-encode":
+                    h = fill(v)
+                elif how == "assign-map":
+                    h = o
+                else:
+                    word = int.from_bytes(bytes([b]) * 8, "little") if how == "memset" else v
+                    h = h[:w] + (word,) + h[w + 1:]
+            elif st[0] == "device-write":
+                _, how, w, v, b = st
+                word = int.from_bytes(bytes([b]) * 8, "little") if how == "cudaMemset" else v
+                d = d[:w] + (word,) + d[w + 1:]
             else:
-                self.launches.append({"original": checksum(d), "by value": checksum(h),
-                                      "snapshot": checksum(d)})
+                self.launches.append({"original": checksum(d), "h": checksum(h), "o": checksum(o),
+                                      "snapshot": checksum(s)})
 
     def source(self):
         n = self.n
+        used = {st[1] for st in self.stmts if st[0] == "write"}
+        decls = "".join(HOST_WRITES[k][0].format(n=n) for k in HOST_WRITES if k in used)
         lines = [f"static void prog_{n}(unsigned long long *out) {{",
-                 f"  CUtensorMap h_{n};", f"  fill(&h_{n}, {self.seed}ull);",
+                 f"  CUtensorMap h_{n}, o_{n};", f"  fill(&h_{n}, {self.seed}ull);",
+                 f"  fill(&o_{n}, {self.other_seed}ull);",
                  f"  CUtensorMap *d_{n};", f"  cudaMalloc(&d_{n}, sizeof(CUtensorMap));"]
+        if decls:
+            lines.append(decls.rstrip("\n"))
         slots = iter(self.slots)
-        for s in self.stmts:
-            if s[0] == "copy":
-                lines.append(f"  cudaMemcpy(d_{n}, &h_{n}, sizeof(CUtensorMap), cudaMemcpyHostToDevice);")
-            elif s[0] == "write":
-                lines.append(f"  h_{n}.opaque[{s[1]}] = {s[2]:#x}ull;")
+        for st in self.stmts:
+            if st[0] == "copy":
+                lines.append(f"  cudaMemcpy(d_{n}, &{st[1]}_{n}, sizeof(CUtensorMap), cudaMemcpyHostToDevice);")
+            elif st[0] == "write":
+                _, how, w, v, b = st
+                lines.append("  " + HOST_WRITES[how][1].format(n=n, w=w, v=v, b=b))
+            elif st[0] == "device-write":
+                _, how, w, v, b = st
+                lines.append("  " + DEVICE_WRITES[how].format(n=n, w=w, v=v, b=b))
             else:
                 lines.append(f"  k_{n}<<<1, 1>>>(d_{n}, out, {next(slots)});")
         lines += ["  cudaDeviceSynchronize();", f"  cudaFree(d_{n});", "}", ""]
-        return KERNEL.format(n=n) + "\n".join(lines)
+        helpers = ""
+        if "helper" in used:
+            helpers += HELPER.format(n=n)
+        if any(st[0] == "device-write" and st[1] == "kernel" for st in self.stmts):
+            helpers += POKE.format(n=n)
+        return KERNEL.format(n=n) + helpers + "\n".join(lines)
 
     def expected_output(self):
         return "".join(f"{slot} {l['original']:016x}\n" for slot, l in zip(self.slots, self.launches))
@@ -138,29 +218,41 @@ def translation_unit(programs):
 
 
 def forms_of(text, program):
-    """The form of each launch of the program in the rewritten text, in order."""
+    """What each launch of the program passes in the rewritten text, in
+    order: a host map by value ("h" or "o"), the snapshot, or the device
+    copy left by reference."""
     n = program.n
     body = re.search(r"static void prog_%d\(.*?\n}\n" % n, text, re.S)
     forms = []
     for arg in re.findall(r"k_%d<<<1, 1>>>\((.*?), out, \d+\);" % n, body.group(0) if body else ""):
         arg = arg.strip()
-        forms.append("by value" if arg == f"h_{n}" else "refused" if arg == f"d_{n}" else
-                     "snapshot" if arg == f"*d_{n}" else "unknown: " + arg)
+        forms.append({f"h_{n}": "h", f"o_{n}": "o", f"*d_{n}": "snapshot", f"d_{n}": "refused"}.get(
+            arg, "unknown: " + arg))
     return forms
 
 
+FORM_NAMES = {"h": "by value", "o": "by value", "snapshot": "snapshot", "refused": "refused"}
+
+
+def rewritable(launch):
+    return launch["h"] == launch["original"] or launch["snapshot"] == launch["original"]
+
+
 def verdicts(program, forms):
-    """(launch index, class) for every launch the tool got wrong or refused
-    where the model says a rewrite is correct."""
+    """(launch index, class) for every launch the tool got wrong, or refused
+    where the model says a rewrite reads the same. The kernel's parameter is
+    one for all its launches: a refusal is over-careful only when every
+    launch of the program has a correct rewrite."""
     out = []
     if len(forms) != len(program.launches):
         return [(-1, "launches not found in the output")]
+    all_rewritable = all(map(rewritable, program.launches))
     for i, (form, l) in enumerate(zip(forms, program.launches)):
-        if form in ("by value", "snapshot"):
+        if form in ("h", "o", "snapshot"):
             if l[form] != l["original"]:
-                out.append((i, "wrong " + form))
+                out.append((i, "wrong " + FORM_NAMES[form]))
         elif form == "refused":
-            if l["by value"] == l["original"] or l["snapshot"] == l["original"]:
+            if all_rewritable:
                 out.append((i, "over-careful"))
         else:
             out.append((i, form))
@@ -225,7 +317,7 @@ def main():
                 forms = forms_of(alone, p) if r1.returncode == 0 else forms
                 bad = verdicts(p, forms)
             for f in forms:
-                counts[f] = counts.get(f, 0) + 1
+                counts[FORM_NAMES.get(f, "unknown")] = counts.get(FORM_NAMES.get(f, "unknown"), 0) + 1
             for i, cls in bad:
                 found[(a.seed, p.n, i)] = cls
     known = {}

@@ -6,7 +6,7 @@ tool's rewrite of every launch with the model.
   semantic.py --tool PATH [--seed S] [--programs N] [--pack K]
               [--known FILE] [--update-known FILE] [--emit DIR] [--keep DIR]
 
-Grammar (a straight line so far). Each program has two host maps `h` and
+Grammar. Each program has two host maps `h` and
 `o`, filled from seeds, and one device copy `d` (cudaMalloc), then a random
 sequence of
 
@@ -19,12 +19,17 @@ sequence of
   device-write  a word of d (DEVICE_WRITES: cudaMemset, a kernel given d)
   launch        k<<<1, 1>>>(d, out, SLOT);        (the kernel checksums its map)
 
+  if/for       a block under `if (gate[j])` (with an else block) or
+                `for (i < gate[j])`, the gates read at run time (volatile),
+                nested two deep
+
 that starts with a copy from h and holds at least one launch, and ends with
-cudaFree(d). Every program has its own kernel and names, so many are packed
+cudaFree(d). A launch writes its checksum to out[slot++], so one in a loop
+writes one slot per run. Every program has its own kernel and names, so many are packed
 into one translation unit and a run of the tool costs one parse.
 
 The model runs a program abstractly, in stream order (one stream here, so
-text order): it keeps the host maps H and O, the device copy D and the
+the order in which the statements run, the gates known): it keeps the host maps H and O, the device copy D and the
 value S the last copy into D read, as word tuples; a copy sets D = S = its
 source, a host write changes H, a device write changes D, and a launch
 records what the kernel reads in the original (D), what a by-value launch
@@ -115,92 +120,156 @@ DEVICE_WRITES = {
 
 class Program:
     """One generated program: its statements and the model's record of every
-    launch (what the original reads, what each value a rewrite could pass
-    holds: the host maps by value, the snapshot)."""
+    launch it runs (what the original reads, what each value a rewrite could
+    pass holds: the host maps by value, the snapshot), each with the launch
+    statement (its site) that ran it."""
 
     def __init__(self, rng, n):
         self.n = n
+        self.rng = rng
         self.seed = rng.randrange(1, 1 << 32)
         self.other_seed = rng.randrange(1, 1 << 32)
-        self.stmts = [("copy", "h")]
-        launches = 0
-        for _ in range(rng.randint(2, 8)):
-            kind = rng.choice(("copy", "copy", "write", "write", "write", "launch", "launch", "launch",
-                               "device-write", "copy-other"))
-            if kind == "copy":
-                self.stmts.append(("copy", "h"))
-            elif kind == "copy-other":
-                self.stmts.append(("copy", "o"))
-            elif kind == "write":
-                self.stmts.append(("write", rng.choice(list(HOST_WRITES)), rng.randrange(WORDS),
-                                   rng.randrange(1, 1 << 64), rng.randrange(1, 256)))
-            elif kind == "device-write":
-                self.stmts.append(("device-write", rng.choice(list(DEVICE_WRITES)), rng.randrange(WORDS),
-                                   rng.randrange(1, 1 << 64), rng.randrange(1, 256)))
-            else:
-                self.stmts.append(("launch",))
-            launches += kind == "launch"
-        if not launches:
-            self.stmts.append(("launch",))
+        self.gates = []  # the run-time values of the program's if and for statements
+        self.sites = 0
+        self.body = [("copy", "h")] + self.block(0, rng.randint(2, 8))
+        if not self.sites:
+            self.body.append(self.launch())
+        del self.rng
         self.launches = []
         self.slots = []  # where each launch writes, numbered within its pack
         self.model()
 
+    def launch(self):
+        self.sites += 1
+        return ("launch", self.sites - 1)
+
+    def block(self, depth, length):
+        """A random statement list; an if or a for nests another (depth 2 at most)."""
+        rng, out = self.rng, []
+        for _ in range(length):
+            kinds = ["copy", "copy", "write", "write", "write", "launch", "launch", "launch",
+                     "device-write", "copy-other"]
+            if depth < 2:
+                kinds += ["if", "for"]
+            kind = rng.choice(kinds)
+            if kind in ("copy", "copy-other"):
+                out.append(("copy", "h" if kind == "copy" else "o"))
+            elif kind == "write":
+                out.append(("write", rng.choice(list(HOST_WRITES)), rng.randrange(WORDS),
+                            rng.randrange(1, 1 << 64), rng.randrange(1, 256)))
+            elif kind == "device-write":
+                out.append(("device-write", rng.choice(list(DEVICE_WRITES)), rng.randrange(WORDS),
+                            rng.randrange(1, 1 << 64), rng.randrange(1, 256)))
+            elif kind == "if":
+                self.gates.append(rng.randrange(2))
+                gate = len(self.gates) - 1
+                then = self.block(depth + 1, rng.randint(1, 3))
+                other = self.block(depth + 1, rng.randint(0, 2))
+                out.append(("if", gate, then, other))
+            elif kind == "for":
+                self.gates.append(rng.randrange(3))
+                gate = len(self.gates) - 1
+                out.append(("for", gate, self.block(depth + 1, rng.randint(1, 3))))
+            else:
+                out.append(self.launch())
+        return out
+
     def model(self):
-        """One stream, so stream order is text order: H and O are the host
-        maps, D the device copy, S what the last copy into D read (the value
-        a snapshot taken at that copy holds)."""
-        h, o = fill(self.seed), fill(self.other_seed)
-        d = s = None
-        for st in self.stmts:
+        """One stream, so stream order is execution order: H and O are the
+        host maps, D the device copy, S what the last copy into D read (the
+        value a snapshot taken at that copy holds)."""
+        env = {"h": fill(self.seed), "o": fill(self.other_seed), "d": None, "s": None}
+        self.run(self.body, env)
+
+    def run(self, block, env):
+        for st in block:
             if st[0] == "copy":
-                d = s = h if st[1] == "h" else o
+                env["d"] = env["s"] = env[st[1]]
             elif st[0] == "write":
                 _, how, w, v, b = st
+                h = env["h"]
                 if how == "re-encode":
                     h = fill(v)
                 elif how == "assign-map":
-                    h = o
+                    h = env["o"]
                 else:
                     word = int.from_bytes(bytes([b]) * 8, "little") if how == "memset" else v
                     h = h[:w] + (word,) + h[w + 1:]
+                env["h"] = h
             elif st[0] == "device-write":
                 _, how, w, v, b = st
                 word = int.from_bytes(bytes([b]) * 8, "little") if how == "cudaMemset" else v
-                d = d[:w] + (word,) + d[w + 1:]
+                env["d"] = env["d"][:w] + (word,) + env["d"][w + 1:]
+            elif st[0] == "if":
+                self.run(st[2] if self.gates[st[1]] else st[3], env)
+            elif st[0] == "for":
+                for _ in range(self.gates[st[1]]):
+                    self.run(st[2], env)
             else:
-                self.launches.append({"original": checksum(d), "h": checksum(h), "o": checksum(o),
-                                      "snapshot": checksum(s)})
+                self.launches.append({"site": st[1], "original": checksum(env["d"]),
+                                      "h": checksum(env["h"]), "o": checksum(env["o"]),
+                                      "snapshot": checksum(env["s"])})
+
+    def statements(self, block, indent):
+        n, pad, lines = self.n, "  " * indent, []
+        for st in block:
+            if st[0] == "copy":
+                lines.append(f"{pad}cudaMemcpy(d_{n}, &{st[1]}_{n}, sizeof(CUtensorMap), cudaMemcpyHostToDevice);")
+            elif st[0] == "write":
+                _, how, w, v, b = st
+                lines.append(pad + HOST_WRITES[how][1].format(n=n, w=w, v=v, b=b))
+            elif st[0] == "device-write":
+                _, how, w, v, b = st
+                lines.append(pad + DEVICE_WRITES[how].format(n=n, w=w, v=v, b=b))
+            elif st[0] == "if":
+                lines.append(f"{pad}if (gate_{n}[{st[1]}]) {{")
+                lines += self.statements(st[2], indent + 1)
+                if st[3]:
+                    lines.append(f"{pad}}} else {{")
+                    lines += self.statements(st[3], indent + 1)
+                lines.append(f"{pad}}}")
+            elif st[0] == "for":
+                i = f"i{st[1]}"
+                lines.append(f"{pad}for (int {i} = 0; {i} < gate_{n}[{st[1]}]; ++{i}) {{")
+                lines += self.statements(st[2], indent + 1)
+                lines.append(f"{pad}}}")
+            else:
+                lines.append(f"{pad}k_{n}<<<1, 1>>>(d_{n}, out, slot_{n}++);")
+        return lines
+
+    def walk(self, block):
+        for st in block:
+            yield st
+            if st[0] == "if":
+                yield from self.walk(st[2])
+                yield from self.walk(st[3])
+            elif st[0] == "for":
+                yield from self.walk(st[2])
 
     def source(self):
         n = self.n
-        used = {st[1] for st in self.stmts if st[0] == "write"}
+        stmts = list(self.walk(self.body))
+        used = {st[1] for st in stmts if st[0] == "write"}
         decls = "".join(HOST_WRITES[k][0].format(n=n) for k in HOST_WRITES if k in used)
+        first = self.slots[0] if self.slots else 0
         lines = [f"static void prog_{n}(unsigned long long *out) {{",
                  f"  CUtensorMap h_{n}, o_{n};", f"  fill(&h_{n}, {self.seed}ull);",
                  f"  fill(&o_{n}, {self.other_seed}ull);",
-                 f"  CUtensorMap *d_{n};", f"  cudaMalloc(&d_{n}, sizeof(CUtensorMap));"]
+                 f"  CUtensorMap *d_{n};", f"  cudaMalloc(&d_{n}, sizeof(CUtensorMap));",
+                 f"  int slot_{n} = {first};"]
         if decls:
             lines.append(decls.rstrip("\n"))
-        slots = iter(self.slots)
-        for st in self.stmts:
-            if st[0] == "copy":
-                lines.append(f"  cudaMemcpy(d_{n}, &{st[1]}_{n}, sizeof(CUtensorMap), cudaMemcpyHostToDevice);")
-            elif st[0] == "write":
-                _, how, w, v, b = st
-                lines.append("  " + HOST_WRITES[how][1].format(n=n, w=w, v=v, b=b))
-            elif st[0] == "device-write":
-                _, how, w, v, b = st
-                lines.append("  " + DEVICE_WRITES[how].format(n=n, w=w, v=v, b=b))
-            else:
-                lines.append(f"  k_{n}<<<1, 1>>>(d_{n}, out, {next(slots)});")
+        lines += self.statements(self.body, 1)
         lines += ["  cudaDeviceSynchronize();", f"  cudaFree(d_{n});", "}", ""]
-        helpers = ""
+        # The gates are read at run time (volatile): the tool cannot know them.
+        head = ""
+        if self.gates:
+            head += f"static volatile int gate_{n}[] = {{{', '.join(map(str, self.gates))}}};\n"
         if "helper" in used:
-            helpers += HELPER.format(n=n)
-        if any(st[0] == "device-write" and st[1] == "kernel" for st in self.stmts):
-            helpers += POKE.format(n=n)
-        return KERNEL.format(n=n) + helpers + "\n".join(lines)
+            head += HELPER.format(n=n)
+        if any(st[0] == "device-write" and st[1] == "kernel" for st in stmts):
+            head += POKE.format(n=n)
+        return KERNEL.format(n=n) + head + "\n".join(lines)
 
     def expected_output(self):
         return "".join(f"{slot} {l['original']:016x}\n" for slot, l in zip(self.slots, self.launches))
@@ -224,7 +293,8 @@ def forms_of(text, program):
     n = program.n
     body = re.search(r"static void prog_%d\(.*?\n}\n" % n, text, re.S)
     forms = []
-    for arg in re.findall(r"k_%d<<<1, 1>>>\((.*?), out, \d+\);" % n, body.group(0) if body else ""):
+    for arg in re.findall(r"k_%d<<<1, 1>>>\((.*?), out, slot_%d\+\+\);" % (n, n),
+                          body.group(0) if body else ""):
         arg = arg.strip()
         forms.append({f"h_{n}": "h", f"o_{n}": "o", f"*d_{n}": "snapshot", f"d_{n}": "refused"}.get(
             arg, "unknown: " + arg))
@@ -244,10 +314,11 @@ def verdicts(program, forms):
     one for all its launches: a refusal is over-careful only when every
     launch of the program has a correct rewrite."""
     out = []
-    if len(forms) != len(program.launches):
+    if len(forms) != program.sites:
         return [(-1, "launches not found in the output")]
     all_rewritable = all(map(rewritable, program.launches))
-    for i, (form, l) in enumerate(zip(forms, program.launches)):
+    for i, l in enumerate(program.launches):
+        form = forms[l["site"]]
         if form in ("h", "o", "snapshot"):
             if l[form] != l["original"]:
                 out.append((i, "wrong " + FORM_NAMES[form]))
@@ -316,8 +387,9 @@ def main():
                 _, alone, r1 = run_tool(tool, os.path.join(work, f"{name}-alone-{p.n}"), "alone", [p])
                 forms = forms_of(alone, p) if r1.returncode == 0 else forms
                 bad = verdicts(p, forms)
-            for f in forms:
-                counts[FORM_NAMES.get(f, "unknown")] = counts.get(FORM_NAMES.get(f, "unknown"), 0) + 1
+            for l in p.launches:
+                f = FORM_NAMES.get(forms[l["site"]], "unknown") if len(forms) == p.sites else "unknown"
+                counts[f] = counts.get(f, 0) + 1
             for i, cls in bad:
                 found[(a.seed, p.n, i)] = cls
     known = {}

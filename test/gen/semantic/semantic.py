@@ -46,8 +46,8 @@ reference) and classifies it:
                  program's kernel has a rewrite (by value or a snapshot) that
                  reads what the original does.
 
-A program with a disagreement in a pack is run again alone, and the alone
-verdict is the one reported. Disagreements are compared with the known
+A program with a disagreement that is not listed is run again alone, and the
+alone verdict is the one reported. Disagreements are compared with the known
 list (lines `SEED PROGRAM LAUNCH CLASS`): a new one or a listed one that no
 longer happens fails the run, so the list only shrinks. --emit DIR writes
 the packed originals and rewrites with the model's predicted output, for
@@ -330,6 +330,20 @@ def verdicts(program, forms):
     return out
 
 
+def read_known(path, seed, programs):
+    """The listed disagreements of this seed's first `programs` programs:
+    {(seed, program, launch): class}."""
+    known = {}
+    if path and os.path.exists(path):
+        for line in open(path):
+            line = line.split("#")[0].strip()
+            if line:
+                s, prog, launch, cls = line.split(None, 3)
+                if int(s) == seed and int(prog) < programs:
+                    known[(int(s), int(prog), int(launch))] = cls
+    return known
+
+
 def run_tool(tool, work, name, programs):
     os.makedirs(work, exist_ok=True)
     path = os.path.join(work, name + ".cu")
@@ -355,6 +369,7 @@ def main():
     rng = random.Random(a.seed)
     programs = [Program(rng, i) for i in range(a.programs)]
     work = a.keep or tempfile.mkdtemp(prefix="semantic-")
+    known = read_known(a.known, a.seed, a.programs)
     counts = {"by value": 0, "snapshot": 0, "refused": 0}
     found = {}
     failed_runs = 0
@@ -381,8 +396,9 @@ def main():
         for p in pack:
             forms = forms_of(after, p)
             bad = verdicts(p, forms)
-            if bad:
-                # Re-checked alone: a pack must not change a program's verdict.
+            if any(known.get((a.seed, p.n, i)) != cls for i, cls in bad):
+                # A disagreement not listed is re-checked alone: a pack must
+                # not change a program's verdict.
                 p.slots = list(range(len(p.launches)))
                 _, alone, r1 = run_tool(tool, os.path.join(work, f"{name}-alone-{p.n}"), "alone", [p])
                 forms = forms_of(alone, p) if r1.returncode == 0 else forms
@@ -392,15 +408,6 @@ def main():
                 counts[f] = counts.get(f, 0) + 1
             for i, cls in bad:
                 found[(a.seed, p.n, i)] = cls
-    known = {}
-    if a.known and os.path.exists(a.known):
-        for line in open(a.known):
-            line = line.split("#")[0].strip()
-            if line:
-                seed, prog, launch, cls = line.split(None, 3)
-                known[(int(seed), int(prog), int(launch))] = cls
-    # Only the seed and programs of this run are compared with the list.
-    known = {k: v for k, v in known.items() if k[0] == a.seed and k[1] < a.programs}
     new = {k: v for k, v in found.items() if known.get(k) != v}
     gone = {k: v for k, v in known.items() if found.get(k) != v}
     for (seed, prog, launch), cls in sorted(new.items()):

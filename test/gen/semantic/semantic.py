@@ -17,6 +17,8 @@ sequence of
                 given its address; assignment, std::memcpy, std::memset,
                 re-encoding, h = o)
   device-write  a word of d (DEVICE_WRITES: cudaMemset, a kernel given d)
+                (a copy, a device write and a launch each reach d through
+                `d` or the program's other name for it, DEVICE_NAMES)
   launch        k<<<1, 1>>>(d, out, SLOT);        (the kernel checksums its map)
 
   if/for       a block under `if (gate[j])` (with an else block) or
@@ -113,8 +115,18 @@ HOST_WRITES = {
 # Writes of the device copy: a memset of one word, and a kernel that writes
 # a word through the pointer it is given.
 DEVICE_WRITES = {
-    "cudaMemset": "cudaMemset(&d_{n}->opaque[{w}], {b}, sizeof(unsigned long long));",
-    "kernel": "poke_{n}<<<1, 1>>>(d_{n}, {w}, {v:#x}ull);",
+    "cudaMemset": "cudaMemset(&{dn}->opaque[{w}], {b}, sizeof(unsigned long long));",
+    "kernel": "poke_{n}<<<1, 1>>>({dn}, {w}, {v:#x}ull);",
+}
+# Names of the device copy (declared after its cudaMalloc): each program
+# picks one besides `d`, and every copy into it, write of it and launch
+# reads it through either. (declaration, spelling)
+DEVICE_NAMES = {
+    "d": ("", "d_{n}"),
+    "alias": ("  CUtensorMap *e_{n} = d_{n};\n", "e_{n}"),
+    "pointer-reference": ("  CUtensorMap *&q_{n} = d_{n};\n", "q_{n}"),
+    "member": ("  struct {{ CUtensorMap *p; }} s_{n} = {{d_{n}}};\n", "s_{n}.p"),
+    "array": ("  CUtensorMap *a_{n}[1] = {{d_{n}}};\n", "a_{n}[0]"),
 }
 
 
@@ -130,8 +142,9 @@ class Program:
         self.seed = rng.randrange(1, 1 << 32)
         self.other_seed = rng.randrange(1, 1 << 32)
         self.gates = []  # the run-time values of the program's if and for statements
+        self.device_name = rng.choice(list(DEVICE_NAMES))
         self.sites = 0
-        self.body = [("copy", "h")] + self.block(0, rng.randint(2, 8))
+        self.body = [("copy", "h", "d")] + self.block(0, rng.randint(2, 8))
         if not self.sites:
             self.body.append(self.launch())
         del self.rng
@@ -141,7 +154,11 @@ class Program:
 
     def launch(self):
         self.sites += 1
-        return ("launch", self.sites - 1)
+        return ("launch", self.sites - 1, self.device())
+
+    def device(self):
+        """The name a statement reaches the device copy by."""
+        return self.rng.choice(("d", self.device_name))
 
     def block(self, depth, length):
         """A random statement list; an if or a for nests another (depth 2 at most)."""
@@ -153,13 +170,13 @@ class Program:
                 kinds += ["if", "for"]
             kind = rng.choice(kinds)
             if kind in ("copy", "copy-other"):
-                out.append(("copy", "h" if kind == "copy" else "o"))
+                out.append(("copy", "h" if kind == "copy" else "o", self.device()))
             elif kind == "write":
                 out.append(("write", rng.choice(list(HOST_WRITES)), rng.randrange(WORDS),
                             rng.randrange(1, 1 << 64), rng.randrange(1, 256)))
             elif kind == "device-write":
                 out.append(("device-write", rng.choice(list(DEVICE_WRITES)), rng.randrange(WORDS),
-                            rng.randrange(1, 1 << 64), rng.randrange(1, 256)))
+                            rng.randrange(1, 1 << 64), rng.randrange(1, 256), self.device()))
             elif kind == "if":
                 self.gates.append(rng.randrange(2))
                 gate = len(self.gates) - 1
@@ -197,7 +214,7 @@ class Program:
                     h = h[:w] + (word,) + h[w + 1:]
                 env["h"] = h
             elif st[0] == "device-write":
-                _, how, w, v, b = st
+                _, how, w, v, b, _ = st
                 word = int.from_bytes(bytes([b]) * 8, "little") if how == "cudaMemset" else v
                 env["d"] = env["d"][:w] + (word,) + env["d"][w + 1:]
             elif st[0] == "if":
@@ -214,13 +231,14 @@ class Program:
         n, pad, lines = self.n, "  " * indent, []
         for st in block:
             if st[0] == "copy":
-                lines.append(f"{pad}cudaMemcpy(d_{n}, &{st[1]}_{n}, sizeof(CUtensorMap), cudaMemcpyHostToDevice);")
+                lines.append(f"{pad}cudaMemcpy({self.spell(st[2])}, &{st[1]}_{n}, sizeof(CUtensorMap), "
+                             "cudaMemcpyHostToDevice);")
             elif st[0] == "write":
                 _, how, w, v, b = st
                 lines.append(pad + HOST_WRITES[how][1].format(n=n, w=w, v=v, b=b))
             elif st[0] == "device-write":
-                _, how, w, v, b = st
-                lines.append(pad + DEVICE_WRITES[how].format(n=n, w=w, v=v, b=b))
+                _, how, w, v, b, dn = st
+                lines.append(pad + DEVICE_WRITES[how].format(n=n, w=w, v=v, b=b, dn=self.spell(dn)))
             elif st[0] == "if":
                 lines.append(f"{pad}if (gate_{n}[{st[1]}]) {{")
                 lines += self.statements(st[2], indent + 1)
@@ -234,8 +252,11 @@ class Program:
                 lines += self.statements(st[2], indent + 1)
                 lines.append(f"{pad}}}")
             else:
-                lines.append(f"{pad}k_{n}<<<1, 1>>>(d_{n}, out, slot_{n}++);")
+                lines.append(f"{pad}k_{n}<<<1, 1>>>({self.spell(st[2])}, out, slot_{n}++);")
         return lines
+
+    def spell(self, name):
+        return DEVICE_NAMES[name][1].format(n=self.n)
 
     def walk(self, block):
         for st in block:
@@ -257,6 +278,7 @@ class Program:
                  f"  fill(&o_{n}, {self.other_seed}ull);",
                  f"  CUtensorMap *d_{n};", f"  cudaMalloc(&d_{n}, sizeof(CUtensorMap));",
                  f"  int slot_{n} = {first};"]
+        decls = DEVICE_NAMES[self.device_name][0].format(n=n) + decls
         if decls:
             lines.append(decls.rstrip("\n"))
         lines += self.statements(self.body, 1)
@@ -295,9 +317,11 @@ def forms_of(text, program):
     forms = []
     for arg in re.findall(r"k_%d<<<1, 1>>>\((.*?), out, slot_%d\+\+\);" % (n, n),
                           body.group(0) if body else ""):
-        arg = arg.strip()
-        forms.append({f"h_{n}": "h", f"o_{n}": "o", f"*d_{n}": "snapshot", f"d_{n}": "refused"}.get(
-            arg, "unknown: " + arg))
+        arg = re.sub(r"[\s()]", "", arg)
+        device = {spelling.format(n=n) for _, spelling in DEVICE_NAMES.values()}
+        forms.append("h" if arg == f"h_{n}" else "o" if arg == f"o_{n}" else
+                     "snapshot" if arg.startswith("*") and arg[1:] in device else
+                     "refused" if arg in device else "unknown: " + arg)
     return forms
 
 

@@ -7,5 +7,5 @@ import re, sys
 
 path = sys.argv[-1]
 text = open(path).read()
-text = re.sub(r"(k_(\d+)<<<1, 1>>>\()d_\2,", r"\1h_\2,", text)
+text = re.sub(r"(k_(\d+)<<<1, 1>>>\()[^,]+,", r"\1h_\2,", text)
 open(path, "w").write(text)

@@ -59,8 +59,8 @@ if os.path.exists(config.nvcc):
 # (or --param full_matrix=1) runs each whole, as docs/performance.md times them.
 if os.environ.get("TMA_FULL_MATRIX", "0") not in ("", "0") or lit_config.params.get("full_matrix"):
     config.available_features.add("full-matrix")
-# scripts/test.sh --quick: the matrices' covering samples without their nvcc
-# compiles (every rewritten pattern and refusal test still compiles).
+# scripts/test.sh --quick: no nvcc compiles, neither %nvcc-compile (above)
+# nor the matrices' (the whole command compiles every output).
 if lit_config.params.get("quick"):
     config.available_features.add("quick")
 import shutil

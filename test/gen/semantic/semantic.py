@@ -315,11 +315,11 @@ def forms_of(text, program):
     copy left by reference."""
     n = program.n
     body = re.search(r"static void prog_%d\(.*?\n}\n" % n, text, re.S)
+    device = {spelling.format(n=n) for _, spelling in DEVICE_NAMES.values()}
     forms = []
     for arg in re.findall(r"k_%d<<<1, 1>>>\((.*?), out, slot_%d\+\+\);" % (n, n),
                           body.group(0) if body else ""):
         arg = re.sub(r"[\s()]", "", arg)
-        device = {spelling.format(n=n) for _, spelling in DEVICE_NAMES.values()}
         forms.append("h" if arg == f"h_{n}" else "o" if arg == f"o_{n}" else
                      "snapshot" if arg.startswith("*") and arg[1:] in device else
                      "refused" if arg in device else "unknown: " + arg)

@@ -222,6 +222,10 @@ static const char *const HostUseKindNames[] = {"declaration", "alloc",  "copy",
                                                "free",        "launch", "other"};
 static const char *const BufferKindNames[] = {"variable", "uploadHelper", "constantSymbol",
                                               "retargeted"};
+static const char *const LaunchFormNames[] = {"byValue", "snapshot"};
+bool fromJSON(const Value &V, LaunchForm &K, Path Where) {
+  return enumFromJSON(V, K, LaunchFormNames, Where);
+}
 bool fromJSON(const Value &V, HostUseKind &K, Path Where) {
   return enumFromJSON(V, K, HostUseKindNames, Where);
 }
@@ -268,7 +272,8 @@ Value toJSON(const LaunchSite &L) {
                 {"reliesOn", L.ReliesOn},
                 {"launcherKey", L.LauncherKey},
                 {"unlessLaunchers", L.UnlessLaunchers},
-                {"arrayCount", L.ArrayCount}};
+                {"arrayCount", L.ArrayCount},
+                {"form", LaunchFormNames[static_cast<unsigned>(L.Form)]}};
 }
 bool fromJSON(const Value &V, LaunchSite &L, Path Where) {
   ObjectMapper O(V, Where);
@@ -276,7 +281,7 @@ bool fromJSON(const Value &V, LaunchSite &L, Path Where) {
          O.map("where", L.Where) && O.map("edits", L.Edits) && O.map("bufferKey", L.BufferKey) &&
          O.map("hostDescriptor", L.HostDescriptor) && O.map("blockers", L.Blockers) &&
          O.map("reliesOn", L.ReliesOn) && O.map("launcherKey", L.LauncherKey) &&
-         O.map("unlessLaunchers", L.UnlessLaunchers) && O.map("arrayCount", L.ArrayCount);
+         O.map("unlessLaunchers", L.UnlessLaunchers) && O.map("arrayCount", L.ArrayCount) && O.map("form", L.Form);
 }
 
 Value toJSON(const LauncherForward &F) {

@@ -32,6 +32,22 @@ static Array editsOf(const RunResult &R, const ParamDecision &D) {
   return Out;
 }
 
+/// Every launch of \p D with the form it gets: by value, a snapshot, or
+/// refused with its parameter.
+static Array launchesOf(const ParamDecision &D) {
+  Array Out;
+  for (const LaunchChoice &L : D.LaunchChoices) {
+    llvm::StringRef Form = !D.Rewrite                        ? "refused"
+                           : L.Form == LaunchForm::Snapshot ? "snapshot"
+                                                            : "by value";
+    Object Launch{{"location", point(L.Where)}, {"form", Form}};
+    if (D.Rewrite)
+      Launch["argument"] = L.Passed;
+    Out.push_back(std::move(Launch));
+  }
+  return Out;
+}
+
 std::string jsonReport(const RunResult &R, const Summary &S, bool Applied) {
   Array TUs;
   for (const TUStatus &TU : R.TUs)
@@ -55,7 +71,8 @@ std::string jsonReport(const RunResult &R, const Summary &S, bool Applied) {
                 {"id", info(Msgs[I].ID).Code},
                 {"message", Msgs[I].Text},
                 {"notes", std::move(Notes)},
-                {"edits", editsOf(R, D)}};
+                {"edits", editsOf(R, D)},
+                {"launches", launchesOf(D)}};
     if (std::optional<llvm::StringRef> Reason = reasonIdOf(D))
       Desc["reasonId"] = *Reason;
     Descs.push_back(std::move(Desc));

@@ -302,6 +302,7 @@ static ParamDecision decideParam(const MergedFacts &M, const DescriptorParam &DP
   for (auto &[LK, L] : M.Launches)
     if (LK.first == DP.Key) {
       ++D.Launches;
+      D.LaunchChoices.push_back({L.Where, L.Form, L.HostDescriptor});
       llvm::append_range(D.ReliesOn, L.ReliesOn);
       for (const Blocker &B : L.Blockers)
         addUnique(D.Blockers, B);

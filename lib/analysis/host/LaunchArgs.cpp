@@ -160,6 +160,7 @@ FlowAnswer LaunchArgs::passCachedDescriptor(const LaunchArg &A, const FunctionDe
     return FlowAnswer::refused(*G.Why);
   LS.BufferKey = G.BufferKey;
   LS.HostDescriptor = "*" + A.Var->getNameAsString();
+  LS.Form = LaunchForm::Snapshot;
   LS.Edits.push_back(ST.insertBefore(ArgRange.getBegin(), "*"));
   return FlowAnswer::accepted();
 }

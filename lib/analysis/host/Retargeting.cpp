@@ -290,6 +290,7 @@ private:
       LS.Edits.push_back(L.Edit);
       LS.BufferKey = R.Key;
       LS.HostDescriptor = L.Edit.Text;
+      LS.Form = LaunchForm::Snapshot; // the storage holds the copy taken at the upload
       LS.ReliesOn = R.ReliesOn;
       Out.Launches.push_back(std::move(LS));
       HostUse U;

@@ -190,6 +190,11 @@ struct DeviceBuffer {
   std::vector<std::string> Storages;
 };
 
+/// What a rewritten launch passes (issue 40's words): the host descriptor as
+/// it is at the launch call, or a copy of it taken where the device copy
+/// was written (a retargeted storage, an upload helper's cache).
+enum class LaunchForm { ByValue, Snapshot };
+
 /// One descriptor argument of one launch.
 struct LaunchSite {
   std::string ParamKey;
@@ -211,6 +216,8 @@ struct LaunchSite {
   /// A launch that passes a whole device array of N descriptors (issue 21):
   /// N; Edits pass N host descriptors by value. 0: one descriptor.
   unsigned ArrayCount = 0;
+  /// What Edits make the launch pass, when it is rewritten.
+  LaunchForm Form = LaunchForm::ByValue;
 };
 
 /// H7 across translation units: launcher parameter LauncherKey is forwarded

@@ -10,6 +10,15 @@
 
 namespace tma {
 
+/// One launch of a descriptor parameter: where it is, and what it passes
+/// once rewritten (the report's per-launch form: by value, snapshot, or
+/// refused when the parameter is).
+struct LaunchChoice {
+  SourcePoint Where;
+  LaunchForm Form = LaunchForm::ByValue;
+  std::string Passed; // the argument's spelling once rewritten
+};
+
 struct ParamDecision {
   std::string Key, KernelName, ParamName;
   unsigned Index = 0;
@@ -17,6 +26,7 @@ struct ParamDecision {
   bool Rewrite = false;
   std::vector<Blocker> Blockers; // why not; the first is the main reason
   unsigned Launches = 0;
+  std::vector<LaunchChoice> LaunchChoices; // in source order
   size_t Unit = ~size_t(0);
   std::vector<SourceSpan> ReliesOn; // kernel, helpers, launching functions
   bool ExternallyVisible = true;

@@ -38,9 +38,11 @@ records what the kernel reads in the original (D), what a by-value launch
 would read (H or O at the launch call) and what a snapshot would read (the
 copy taken where D was last copied into: S).
 
-The oracle reads each launch's form from the tool's output (the launch's
-descriptor argument: a host map is by value, `*d` a snapshot, `d` left by
-reference) and classifies it:
+The oracle reads each launch's form from the tool's JSON report (the
+descriptor's `launches[]`: by value with the host map it passes, snapshot,
+or refused), checks it against the rewritten text (the launch's argument: a
+host map is by value, `*d` a snapshot, `d` left by reference; a report that
+says otherwise is a disagreement of its own) and classifies it:
 
   wrong          by value or snapshot, and the model says that value is not
                  what the original launch reads;
@@ -56,7 +58,7 @@ longer happens fails the run, so the list only shrinks. --emit DIR writes
 the packed originals and rewrites with the model's predicted output, for
 test/gpu/ (each program prints `slot checksum` per launch).
 """
-import argparse, os, random, re, shutil, subprocess, sys, tempfile
+import argparse, json, os, random, re, shutil, subprocess, sys, tempfile
 
 MASK = (1 << 64) - 1
 WORDS = 16
@@ -309,7 +311,32 @@ def translation_unit(programs):
             '    std::printf("%d %016llx\\n", i, host[i]);\n  return 0;\n}\n')
 
 
-def forms_of(text, program):
+def reported_forms(report, program):
+    """What the report says each launch of the program passes, in source
+    order: "h" or "o" by value, "snapshot", or "refused"."""
+    n, forms = program.n, []
+    for desc in report.get("descriptors", []) if report else []:
+        if desc["kernel"] != f"k_{n}":
+            continue
+        for launch in desc["launches"]:
+            form = launch["form"]
+            if form == "by value":
+                arg = re.sub(r"[\s()]", "", launch.get("argument", ""))
+                form = "h" if arg == f"h_{n}" else "o" if arg == f"o_{n}" else "unknown: " + arg
+            forms.append(form)
+    return forms
+
+
+def forms_of(text, report, program):
+    """What each launch of the program passes, in order, from the report,
+    or the first difference between the report and the rewritten text."""
+    said, written = reported_forms(report, program), written_forms(text, program)
+    if said != written:
+        return ["report says " + ", ".join(said) + "; the text, " + ", ".join(written)] * program.sites
+    return said
+
+
+def written_forms(text, program):
     """What each launch of the program passes in the rewritten text, in
     order: a host map by value ("h" or "o"), the snapshot, or the device
     copy left by reference."""
@@ -375,7 +402,10 @@ def run_tool(tool, work, name, programs):
     src = translation_unit(programs)
     with open(path, "w") as f:
         f.write(src)
-    r = subprocess.run([tool, "--no-database", path], cwd=work, capture_output=True, text=True)
+    report = os.path.join(work, name + ".json")
+    r = subprocess.run([tool, "--no-database", "--report=" + report, path], cwd=work,
+                       capture_output=True, text=True)
+    r.report = json.load(open(report)) if os.path.exists(report) else None
     return src, open(path).read(), r
 
 
@@ -421,7 +451,7 @@ def main():
             with open(os.path.join(a.emit, "original", name + ".expected"), "w") as f:
                 f.write("".join(p.expected_output() for p in pack))
         for p in pack:
-            forms = forms_of(after, p)
+            forms = forms_of(after, r.report, p)
             bad = verdicts(p, forms)
             if any(known.get((a.seed, p.n, i)) != cls and (cls.startswith("wrong") or not a.survey)
                    for i, cls in bad):
@@ -429,7 +459,7 @@ def main():
                 # not change a program's verdict.
                 p.slots = list(range(len(p.launches)))
                 _, alone, r1 = run_tool(tool, os.path.join(work, f"{name}-alone-{p.n}"), "alone", [p])
-                forms = forms_of(alone, p) if r1.returncode == 0 else forms
+                forms = forms_of(alone, r1.report, p) if r1.returncode == 0 else forms
                 bad = verdicts(p, forms)
             for l in p.launches:
                 f = FORM_NAMES.get(forms[l["site"]], "unknown") if len(forms) == p.sites else "unknown"

@@ -11,9 +11,9 @@ path = sys.argv[-1]
 report = next(a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--report="))
 text = open(path).read()
 launches = {}
-for m in re.finditer(r"k_(\d+)<<<1, 1>>>\(", text):
+for m in re.finditer(r"k_(\d+)<<<1, 1(?:, 0, st_\d+)?>>>\(", text):
     launches.setdefault(m.group(1), []).append({"form": os.environ.get("STAND_IN_REPORT", "by value"), "argument": f"h_{m.group(1)}"})
-text = re.sub(r"(k_(\d+)<<<1, 1>>>\()[^,]+,", r"\1h_\2,", text)
+text = re.sub(r"(k_(\d+)<<<1, 1(?:, 0, st_\d+)?>>>\()[^,]+,", r"\1h_\2,", text)
 open(path, "w").write(text)
 json.dump({"descriptors": [{"kernel": f"k_{n}", "launches": l} for n, l in launches.items()]},
           open(report, "w"))

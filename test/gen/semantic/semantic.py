@@ -11,12 +11,17 @@ Grammar. Each program has two host maps `h` and
 sequence of
 
   copy          cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
-                (or from &o)
+                (or from &o; COPIES: cudaMemcpy, cudaMemcpyAsync on the
+                legacy stream, cudaMemcpy2D, the driver's cuMemcpyHtoD)
   write         a word of h, through a name and a writer (HOST_WRITES: the
                 variable, a pointer, a reference, a [&] lambda, a helper
                 given its address; assignment, std::memcpy, std::memset,
-                re-encoding, h = o)
-  device-write  a word of d (DEVICE_WRITES: cudaMemset, a kernel given d)
+                re-encoding, h = o; a const method, a `mutable` member, an
+                overloaded operator on a temporary, a call through a
+                function pointer the tool cannot resolve, a destructor at
+                the end of the block)
+  device-write  a word of d (DEVICE_WRITES: cudaMemset, a kernel given d, a
+                one-word cudaMemcpy, a memset behind a function pointer)
                 (a copy, a device write and a launch each reach d through
                 `d` or the program's other name for it, DEVICE_NAMES)
   launch        k<<<1, 1>>>(d, out, SLOT);        (the kernel checksums its map)
@@ -33,7 +38,8 @@ into one translation unit and a run of the tool costs one parse.
 The model runs a program abstractly, in stream order (one stream here, so
 the order in which the statements run, the gates known): it keeps the host maps H and O, the device copy D and the
 value S the last copy into D read, as word tuples; a copy sets D = S = its
-source, a host write changes H, a device write changes D, and a launch
+source, a host write changes H (a destructor's at the end of its block, the
+last declared first), a device write changes D, and a launch
 records what the kernel reads in the original (D), what a by-value launch
 would read (H or O at the launch call) and what a snapshot would read (the
 copy taken where D was last copied into: S).
@@ -74,18 +80,20 @@ static void fill(CUtensorMap *m, unsigned long long seed) {
 }
 '''
 
+# Holds a stream until the host sets the flag (mapped host memory): the work
+# queued behind it runs later than it is written.
+HOLD = r'''__global__ void hold_until(const volatile int *flag) {
+  while (!*flag) {
+  }
+}
+'''
+
 KERNEL = r'''__global__ void k_{n}(const CUtensorMap *map, unsigned long long *out, int slot) {{
   unsigned long long s = 0;
   for (int i = 0; i < 16; ++i)
     s += map->opaque[i] * (i + 1);
   out[slot] = s;
 }}
-'''
-
-
-HELPER = r'''static void set_word_{n}(CUtensorMap *m, int w, unsigned long long v) {{ m->opaque[w] = v; }}
-'''
-POKE = r'''__global__ void poke_{n}(CUtensorMap *m, int w, unsigned long long v) {{ m->opaque[w] = v; }}
 '''
 
 
@@ -99,27 +107,70 @@ def checksum(words):
 
 # How a write of one word of the host map is spelled: the name it goes
 # through (the variable, a pointer, a reference, a [&] lambda, a helper
-# given its address) and the writer (assignment, std::memcpy, std::memset,
-# re-encoding the whole map, assigning another map to it). Each is
-# (declarations it needs, statement); {n} is the program, {w} the word,
-# {v} the value, {b} a byte.
+# given its address), the writer (assignment, std::memcpy, std::memset,
+# re-encoding the whole map, assigning another map to it) and the C++ that
+# runs it: a const method through a pointer member, a const method that
+# keeps the pointer in a `mutable` member, an overloaded operator on a
+# temporary, a call through a function pointer the tool cannot resolve (an
+# API it has no row for), and a destructor that writes at the end of the
+# enclosing block. Each is (file-scope code, declarations it needs,
+# statement); {n} is the program, {w} the word, {v} the value, {b} a byte,
+# {s} the statement's number.
 HOST_WRITES = {
-    "assign": ("", "h_{n}.opaque[{w}] = {v:#x}ull;"),
-    "pointer": ("  CUtensorMap *p_{n} = &h_{n};\n", "p_{n}->opaque[{w}] = {v:#x}ull;"),
-    "reference": ("  CUtensorMap &r_{n} = h_{n};\n", "r_{n}.opaque[{w}] = {v:#x}ull;"),
-    "lambda": ("  auto set_{n} = [&](int w, unsigned long long v) {{ h_{n}.opaque[w] = v; }};\n",
+    "assign": ("", "", "h_{n}.opaque[{w}] = {v:#x}ull;"),
+    "pointer": ("", "  CUtensorMap *p_{n} = &h_{n};\n", "p_{n}->opaque[{w}] = {v:#x}ull;"),
+    "reference": ("", "  CUtensorMap &r_{n} = h_{n};\n", "r_{n}.opaque[{w}] = {v:#x}ull;"),
+    "lambda": ("", "  auto set_{n} = [&](int w, unsigned long long v) {{ h_{n}.opaque[w] = v; }};\n",
                "set_{n}({w}, {v:#x}ull);"),
-    "helper": ("", "set_word_{n}(&h_{n}, {w}, {v:#x}ull);"),
-    "memcpy": ("", "{{ unsigned long long v = {v:#x}ull; std::memcpy(&h_{n}.opaque[{w}], &v, sizeof v); }}"),
-    "memset": ("", "std::memset(&h_{n}.opaque[{w}], {b}, sizeof(unsigned long long));"),
-    "re-encode": ("", "fill(&h_{n}, {v}ull);"),
-    "assign-map": ("", "h_{n} = o_{n};"),
+    "helper": ("static void set_word_{n}(CUtensorMap *m, int w, unsigned long long v) {{ m->opaque[w] = v; }}\n",
+               "", "set_word_{n}(&h_{n}, {w}, {v:#x}ull);"),
+    "memcpy": ("", "", "{{ unsigned long long v = {v:#x}ull; std::memcpy(&h_{n}.opaque[{w}], &v, sizeof v); }}"),
+    "memset": ("", "", "std::memset(&h_{n}.opaque[{w}], {b}, sizeof(unsigned long long));"),
+    "re-encode": ("", "", "fill(&h_{n}, {v}ull);"),
+    "assign-map": ("", "", "h_{n} = o_{n};"),
+    "const-method": ("struct View_{n} {{\n  CUtensorMap *m;\n"
+                     "  void set(int w, unsigned long long v) const {{ m->opaque[w] = v; }}\n}};\n",
+                     "  const View_{n} view_{n}{{&h_{n}}};\n", "view_{n}.set({w}, {v:#x}ull);"),
+    "mutable": ("struct Lazy_{n} {{\n  CUtensorMap *target;\n  mutable CUtensorMap *m = nullptr;\n"
+                "  void set(int w, unsigned long long v) const {{\n    if (!m)\n      m = target;\n"
+                "    m->opaque[w] = v;\n  }}\n}};\n",
+                "  const Lazy_{n} lazy_{n}{{&h_{n}}};\n", "lazy_{n}.set({w}, {v:#x}ull);"),
+    "operator": ("struct Word_{n} {{\n  CUtensorMap *m;\n  int w;\n"
+                 "  void operator=(unsigned long long v) const {{ m->opaque[w] = v; }}\n}};\n",
+                 "", "Word_{n}{{&h_{n}, {w}}} = {v:#x}ull;"),
+    "opaque-call": ("static void touch_impl_{n}(CUtensorMap *m, int w, unsigned long long v) {{ m->opaque[w] = v; }}\n"
+                    "static void (*volatile touch_{n})(CUtensorMap *, int, unsigned long long) = touch_impl_{n};\n",
+                    "", "touch_{n}(&h_{n}, {w}, {v:#x}ull);"),
+    "destructor": ("struct Restore_{n} {{\n  CUtensorMap *m;\n  int w;\n  unsigned long long v;\n"
+                   "  ~Restore_{n}() {{ m->opaque[w] = v; }}\n}};\n",
+                   "", "Restore_{n} g{s}_{n}{{&h_{n}, {w}, {v:#x}ull}};"),
 }
-# Writes of the device copy: a memset of one word, and a kernel that writes
-# a word through the pointer it is given.
+# Host writes that happen at the end of the block they are written in.
+AT_BLOCK_END = {"destructor"}
+# Writes of the device copy: a memset of one word, a kernel that writes a
+# word through the pointer it is given, a copy of one word, and a memset in
+# a function called through a pointer the tool cannot resolve.
+# (file-scope code, statement)
 DEVICE_WRITES = {
-    "cudaMemset": "cudaMemset(&{dn}->opaque[{w}], {b}, sizeof(unsigned long long));",
-    "kernel": "poke_{n}<<<1, 1>>>({dn}, {w}, {v:#x}ull);",
+    "cudaMemset": ("", "cudaMemset(&{dn}->opaque[{w}], {b}, sizeof(unsigned long long));"),
+    "kernel": ("__global__ void poke_{n}(CUtensorMap *m, int w, unsigned long long v) {{ m->opaque[w] = v; }}\n",
+               "poke_{n}<<<1, 1>>>({dn}, {w}, {v:#x}ull);"),
+    "partial-copy": ("", "{{ unsigned long long v = {v:#x}ull; cudaMemcpy(&{dn}->opaque[{w}], &v, sizeof v, "
+                     "cudaMemcpyHostToDevice); }}"),
+    "opaque-call": ("static void clear_impl_{n}(CUtensorMap *m, int w, int b) {{ cudaMemset(&m->opaque[w], b, 8); }}\n"
+                    "static void (*volatile clear_{n})(CUtensorMap *, int, int) = clear_impl_{n};\n",
+                    "clear_{n}({dn}, {w}, {b});"),
+}
+# Device writes whose word is the byte {b} repeated.
+BYTE_WRITES = {"cudaMemset", "opaque-call"}
+# How a whole copy of a host map into the device copy is spelled; each
+# copies the map before it returns (pageable memory, the legacy stream).
+COPIES = {
+    "cudaMemcpy": "cudaMemcpy({dn}, &{src}, sizeof(CUtensorMap), cudaMemcpyHostToDevice);",
+    "cudaMemcpyAsync": "cudaMemcpyAsync({dn}, &{src}, sizeof(CUtensorMap), cudaMemcpyHostToDevice, 0);",
+    "cudaMemcpy2D": "cudaMemcpy2D({dn}, sizeof(CUtensorMap), &{src}, sizeof(CUtensorMap), sizeof(CUtensorMap), 1, "
+                    "cudaMemcpyHostToDevice);",
+    "cuMemcpyHtoD": "cuMemcpyHtoD((CUdeviceptr){dn}, &{src}, sizeof(CUtensorMap));",
 }
 # Names of the device copy (declared after its cudaMalloc): each program
 # picks one besides `d`, and every copy into it, write of it and launch
@@ -147,7 +198,9 @@ class Program:
         self.gates = []  # the run-time values of the program's if and for statements
         self.device_name = rng.choice(list(DEVICE_NAMES))
         self.sites = 0
-        self.body = [("copy", "h", "d")] + self.block(0, rng.randint(2, 8))
+        self.serial = 0  # numbers the statements that declare something
+        self.holds = self.held_pokes = False  # has held blocks; pokes on the held stream
+        self.body = [("copy", "h", "d", "cudaMemcpy")] + self.block(0, rng.randint(2, 8))
         if not self.sites:
             self.body.append(self.launch())
         del self.rng
@@ -163,33 +216,52 @@ class Program:
         """The name a statement reaches the device copy by."""
         return self.rng.choice(("d", self.device_name))
 
-    def block(self, depth, length):
-        """A random statement list; an if or a for nests another (depth 2 at most)."""
+    def block(self, depth, length, held=False):
+        """A random statement list; an if, a for or a held block nests
+        another (depth 2 at most). In a held block, work on the held stream
+        (HELD) is queued until the block's end releases it."""
         rng, out = self.rng, []
         for _ in range(length):
             kinds = ["copy", "copy", "write", "write", "write", "launch", "launch", "launch",
                      "device-write", "copy-other"]
             if depth < 2:
-                kinds += ["if", "for"]
+                kinds += ["if", "for"] + ([] if held else ["held"])
+            if held:
+                kinds += ["held-copy", "held-poke", "held-launch", "held-launch", "stage"]
             kind = rng.choice(kinds)
             if kind in ("copy", "copy-other"):
-                out.append(("copy", "h" if kind == "copy" else "o", self.device()))
+                out.append(("copy", "h" if kind == "copy" else "o", self.device(),
+                            rng.choice(list(COPIES))))
             elif kind == "write":
+                self.serial += 1
                 out.append(("write", rng.choice(list(HOST_WRITES)), rng.randrange(WORDS),
-                            rng.randrange(1, 1 << 64), rng.randrange(1, 256)))
+                            rng.randrange(1, 1 << 64), rng.randrange(1, 256), self.serial))
             elif kind == "device-write":
                 out.append(("device-write", rng.choice(list(DEVICE_WRITES)), rng.randrange(WORDS),
                             rng.randrange(1, 1 << 64), rng.randrange(1, 256), self.device()))
             elif kind == "if":
                 self.gates.append(rng.randrange(2))
                 gate = len(self.gates) - 1
-                then = self.block(depth + 1, rng.randint(1, 3))
-                other = self.block(depth + 1, rng.randint(0, 2))
+                then = self.block(depth + 1, rng.randint(1, 3), held)
+                other = self.block(depth + 1, rng.randint(0, 2), held)
                 out.append(("if", gate, then, other))
             elif kind == "for":
                 self.gates.append(rng.randrange(3))
                 gate = len(self.gates) - 1
-                out.append(("for", gate, self.block(depth + 1, rng.randint(1, 3))))
+                out.append(("for", gate, self.block(depth + 1, rng.randint(1, 3), held)))
+            elif kind == "held":
+                self.holds = True
+                out.append(("held", self.block(depth + 1, rng.randint(2, 5), True)))
+            elif kind == "held-copy":
+                out.append(("held-copy", self.device()))
+            elif kind == "held-poke":
+                self.held_pokes = True
+                out.append(("held-poke", rng.randrange(WORDS), rng.randrange(1, 1 << 64), self.device()))
+            elif kind == "held-launch":
+                self.sites += 1
+                out.append(("held-launch", self.sites - 1, self.device()))
+            elif kind == "stage":
+                out.append(("stage",))
             else:
                 out.append(self.launch())
         return out
@@ -199,49 +271,94 @@ class Program:
         host maps, D the device copy, S what the last copy into D read (the
         value a snapshot taken at that copy holds)."""
         env = {"h": fill(self.seed), "o": fill(self.other_seed), "d": None, "s": None}
+        env["p"] = env["h"]  # the pinned staging map, a copy of h when made
+        env["queue"] = []  # work on the held stream, run when it is released
         self.run(self.body, env)
 
     def run(self, block, env):
+        """Runs a block; the writes of the destructors of the objects it
+        declares happen at its end, the last declared first."""
+        at_end = []
         for st in block:
             if st[0] == "copy":
                 env["d"] = env["s"] = env[st[1]]
+            elif st[0] == "write" and st[1] in AT_BLOCK_END:
+                at_end.append(st)
             elif st[0] == "write":
-                _, how, w, v, b = st
-                h = env["h"]
-                if how == "re-encode":
-                    h = fill(v)
-                elif how == "assign-map":
-                    h = env["o"]
-                else:
-                    word = int.from_bytes(bytes([b]) * 8, "little") if how == "memset" else v
-                    h = h[:w] + (word,) + h[w + 1:]
-                env["h"] = h
+                self.write_host(st, env)
             elif st[0] == "device-write":
                 _, how, w, v, b, _ = st
-                word = int.from_bytes(bytes([b]) * 8, "little") if how == "cudaMemset" else v
+                word = int.from_bytes(bytes([b]) * 8, "little") if how in BYTE_WRITES else v
                 env["d"] = env["d"][:w] + (word,) + env["d"][w + 1:]
+            elif st[0] == "held":
+                self.run(st[1], env)
+                self.release(env)
+            elif st[0] == "held-launch":
+                record = self.record(st[1], env)
+                record["original"] = None  # what D holds when the stream runs it
+                env["queue"].append(st[:1] + (record,))
+            elif st[0] in ("held-copy", "held-poke"):
+                env["queue"].append(st)
+            elif st[0] == "stage":
+                env["p"] = env["h"]
             elif st[0] == "if":
                 self.run(st[2] if self.gates[st[1]] else st[3], env)
             elif st[0] == "for":
                 for _ in range(self.gates[st[1]]):
                     self.run(st[2], env)
             else:
-                self.launches.append({"site": st[1], "original": checksum(env["d"]),
-                                      "h": checksum(env["h"]), "o": checksum(env["o"]),
-                                      "snapshot": checksum(env["s"])})
+                self.record(st[1], env)
+        for st in reversed(at_end):
+            self.write_host(st, env)
+
+    def record(self, site, env):
+        """A launch of `site`: what the original reads (D now; a held
+        launch's is filled in at the release), what each value a rewrite
+        could pass holds at the launch call."""
+        record = {"site": site, "original": checksum(env["d"]), "h": checksum(env["h"]),
+                  "o": checksum(env["o"]), "p": checksum(env["p"]), "snapshot": checksum(env["s"])}
+        self.launches.append(record)
+        return record
+
+    @staticmethod
+    def release(env):
+        """The held stream runs its queue in order, after the legacy
+        stream's work (the release synchronises it first)."""
+        for st in env["queue"]:
+            if st[0] == "held-copy":
+                env["d"] = env["s"] = env["p"]
+            elif st[0] == "held-poke":
+                _, w, v, _ = st
+                env["d"] = env["d"][:w] + (v,) + env["d"][w + 1:]
+            else:
+                st[1]["original"] = checksum(env["d"])
+        env["queue"] = []
+
+    @staticmethod
+    def write_host(st, env):
+        _, how, w, v, b, _ = st
+        h = env["h"]
+        if how == "re-encode":
+            h = fill(v)
+        elif how == "assign-map":
+            h = env["o"]
+        else:
+            word = int.from_bytes(bytes([b]) * 8, "little") if how == "memset" else v
+            h = h[:w] + (word,) + h[w + 1:]
+        env["h"] = h
 
     def statements(self, block, indent):
         n, pad, lines = self.n, "  " * indent, []
         for st in block:
             if st[0] == "copy":
-                lines.append(f"{pad}cudaMemcpy({self.spell(st[2])}, &{st[1]}_{n}, sizeof(CUtensorMap), "
-                             "cudaMemcpyHostToDevice);")
+                _, src, dn, how = st
+                lines.append(pad + COPIES[how].format(dn=self.spell(dn), src=f"{src}_{n}"))
             elif st[0] == "write":
-                _, how, w, v, b = st
-                lines.append(pad + HOST_WRITES[how][1].format(n=n, w=w, v=v, b=b))
+                _, how, w, v, b, serial = st
+                lines.append(pad + HOST_WRITES[how][2].format(n=n, w=w, v=v, b=b, s=serial))
             elif st[0] == "device-write":
                 _, how, w, v, b, dn = st
-                lines.append(pad + DEVICE_WRITES[how].format(n=n, w=w, v=v, b=b, dn=self.spell(dn)))
+                lines.append(pad + DEVICE_WRITES[how][1].format(n=n, w=w, v=v, b=b, dn=self.spell(dn)))
             elif st[0] == "if":
                 lines.append(f"{pad}if (gate_{n}[{st[1]}]) {{")
                 lines += self.statements(st[2], indent + 1)
@@ -249,6 +366,22 @@ class Program:
                     lines.append(f"{pad}}} else {{")
                     lines += self.statements(st[3], indent + 1)
                 lines.append(f"{pad}}}")
+            elif st[0] == "held":
+                lines.append(f"{pad}hold_until<<<1, 1, 0, st_{n}>>>(dflag_{n});")
+                lines.append(f"{pad}{{")
+                lines += self.statements(st[1], indent + 1)
+                lines += [f"{pad}}}", f"{pad}cudaStreamSynchronize(0);", f"{pad}*flag_{n} = 1;",
+                          f"{pad}cudaStreamSynchronize(st_{n});", f"{pad}*flag_{n} = 0;"]
+            elif st[0] == "held-copy":
+                lines.append(f"{pad}cudaMemcpyAsync({self.spell(st[1])}, pin_{n}, sizeof(CUtensorMap), "
+                             f"cudaMemcpyHostToDevice, st_{n});")
+            elif st[0] == "held-poke":
+                _, w, v, dn = st
+                lines.append(f"{pad}poke_{n}<<<1, 1, 0, st_{n}>>>({self.spell(dn)}, {w}, {v:#x}ull);")
+            elif st[0] == "held-launch":
+                lines.append(f"{pad}k_{n}<<<1, 1, 0, st_{n}>>>({self.spell(st[2])}, out, slot_{n}++);")
+            elif st[0] == "stage":
+                lines.append(f"{pad}*pin_{n} = h_{n};")
             elif st[0] == "for":
                 i = f"i{st[1]}"
                 lines.append(f"{pad}for (int {i} = 0; {i} < gate_{n}[{st[1]}]; ++{i}) {{")
@@ -267,14 +400,14 @@ class Program:
             if st[0] == "if":
                 yield from self.walk(st[2])
                 yield from self.walk(st[3])
-            elif st[0] == "for":
-                yield from self.walk(st[2])
+            elif st[0] in ("for", "held"):
+                yield from self.walk(st[-1])
 
     def source(self):
         n = self.n
         stmts = list(self.walk(self.body))
         used = {st[1] for st in stmts if st[0] == "write"}
-        decls = "".join(HOST_WRITES[k][0].format(n=n) for k in HOST_WRITES if k in used)
+        decls = "".join(HOST_WRITES[k][1].format(n=n) for k in HOST_WRITES if k in used)
         first = self.slots[0] if self.slots else 0
         lines = [f"static void prog_{n}(unsigned long long *out) {{",
                  f"  CUtensorMap h_{n}, o_{n};", f"  fill(&h_{n}, {self.seed}ull);",
@@ -282,18 +415,30 @@ class Program:
                  f"  CUtensorMap *d_{n};", f"  cudaMalloc(&d_{n}, sizeof(CUtensorMap));",
                  f"  int slot_{n} = {first};"]
         decls = DEVICE_NAMES[self.device_name][0].format(n=n) + decls
+        if self.holds:
+            decls += (f"  cudaStream_t st_{n};\n  cudaStreamCreateWithFlags(&st_{n}, cudaStreamNonBlocking);\n"
+                      f"  CUtensorMap *pin_{n};\n  cudaMallocHost(&pin_{n}, sizeof(CUtensorMap));\n"
+                      f"  *pin_{n} = h_{n};\n  volatile int *flag_{n};\n"
+                      f"  cudaHostAlloc((void **)&flag_{n}, sizeof(int), cudaHostAllocMapped);\n"
+                      f"  *flag_{n} = 0;\n  int *dflag_{n};\n"
+                      f"  cudaHostGetDevicePointer((void **)&dflag_{n}, (void *)flag_{n}, 0);\n")
         if decls:
             lines.append(decls.rstrip("\n"))
         lines += self.statements(self.body, 1)
-        lines += ["  cudaDeviceSynchronize();", f"  cudaFree(d_{n});", "}", ""]
+        lines += ["  cudaDeviceSynchronize();", f"  cudaFree(d_{n});"]
+        if self.holds:
+            lines += [f"  cudaStreamDestroy(st_{n});", f"  cudaFreeHost(pin_{n});",
+                      f"  cudaFreeHost((void *)flag_{n});"]
+        lines += ["}", ""]
         # The gates are read at run time (volatile): the tool cannot know them.
         head = ""
         if self.gates:
             head += f"static volatile int gate_{n}[] = {{{', '.join(map(str, self.gates))}}};\n"
-        if "helper" in used:
-            head += HELPER.format(n=n)
-        if any(st[0] == "device-write" and st[1] == "kernel" for st in stmts):
-            head += POKE.format(n=n)
+        head += "".join(HOST_WRITES[k][0].format(n=n) for k in HOST_WRITES if k in used)
+        device_used = {st[1] for st in stmts if st[0] == "device-write"}
+        if self.held_pokes:
+            device_used.add("kernel")
+        head += "".join(DEVICE_WRITES[k][0].format(n=n) for k in DEVICE_WRITES if k in device_used)
         return KERNEL.format(n=n) + head + "\n".join(lines)
 
     def expected_output(self):
@@ -303,7 +448,7 @@ class Program:
 def translation_unit(programs):
     slots = sum(len(p.slots) for p in programs)
     calls = "".join(f"  prog_{p.n}(out);\n" for p in programs)
-    return (PRELUDE + "\n" + "\n".join(p.source() for p in programs) +
+    return (PRELUDE + "\n" + HOLD + "\n" + "\n".join(p.source() for p in programs) +
             f"\nint main() {{\n  unsigned long long *out, host[{slots}] = {{0}};\n"
             f"  cudaMalloc(&out, sizeof(host));\n{calls}"
             "  cudaMemcpy(host, out, sizeof(host), cudaMemcpyDeviceToHost);\n"
@@ -322,7 +467,7 @@ def reported_forms(report, program):
             form = launch["form"]
             if form == "by value":
                 arg = re.sub(r"[\s()]", "", launch.get("argument", ""))
-                form = "h" if arg == f"h_{n}" else "o" if arg == f"o_{n}" else "unknown: " + arg
+                form = {f"h_{n}": "h", f"o_{n}": "o", f"*pin_{n}": "p"}.get(arg, "unknown: " + arg)
             forms.append(form)
     return forms
 
@@ -344,16 +489,16 @@ def written_forms(text, program):
     body = re.search(r"static void prog_%d\(.*?\n}\n" % n, text, re.S)
     device = {spelling.format(n=n) for _, spelling in DEVICE_NAMES.values()}
     forms = []
-    for arg in re.findall(r"k_%d<<<1, 1>>>\((.*?), out, slot_%d\+\+\);" % (n, n),
+    for arg in re.findall(r"k_%d<<<1, 1(?:, 0, st_%d)?>>>\((.*?), out, slot_%d\+\+\);" % (n, n, n),
                           body.group(0) if body else ""):
         arg = re.sub(r"[\s()]", "", arg)
-        forms.append("h" if arg == f"h_{n}" else "o" if arg == f"o_{n}" else
+        forms.append("h" if arg == f"h_{n}" else "o" if arg == f"o_{n}" else "p" if arg == f"*pin_{n}" else
                      "snapshot" if arg.startswith("*") and arg[1:] in device else
                      "refused" if arg in device else "unknown: " + arg)
     return forms
 
 
-FORM_NAMES = {"h": "by value", "o": "by value", "snapshot": "snapshot", "refused": "refused"}
+FORM_NAMES = {"h": "by value", "o": "by value", "p": "by value", "snapshot": "snapshot", "refused": "refused"}
 
 
 def rewritable(launch):
@@ -371,7 +516,7 @@ def verdicts(program, forms):
     all_rewritable = all(map(rewritable, program.launches))
     for i, l in enumerate(program.launches):
         form = forms[l["site"]]
-        if form in ("h", "o", "snapshot"):
+        if form in ("h", "o", "p", "snapshot"):
             if l[form] != l["original"]:
                 out.append((i, "wrong " + FORM_NAMES[form]))
         elif form == "refused":

@@ -4,8 +4,9 @@
 # loading would serialise work and hide a hazard), and compares every
 # launch's printed checksum: the original's with the model's prediction
 # (is the model right?), the rewrite's with the original's (is the rewrite
-# right?). Prints one row per pack and a summary line; exit 1 on any
-# difference or failure.
+# right?). A pack that runs past 120 s (a held stream never released) is a
+# failure. Prints one row per pack and a summary line; exit 1 on any
+# difference or failure. Links -lcuda (the driver API's copies).
 set -uo pipefail
 bundle=$(cd "$(dirname "$0")" && pwd)
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
@@ -16,10 +17,10 @@ echo "|---|---|---|---|"
 for src in "$bundle"/original/pack-*.cu; do
   name=$(basename "$src" .cu)
   for kind in original rewritten; do
-    "$nvcc" -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -o "$bundle/$kind/$name" \
+    "$nvcc" -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -lcuda -o "$bundle/$kind/$name" \
       "$bundle/$kind/$name.cu" >"$bundle/$kind/$name.build.log" 2>&1 ||
       { echo "| $name | build of $kind failed | | |"; status=1; continue 2; }
-    "$bundle/$kind/$name" >"$bundle/$kind/$name.out" 2>&1 || status=1
+    timeout 120 "$bundle/$kind/$name" >"$bundle/$kind/$name.out" 2>&1 || status=1
   done
   n=$(wc -l <"$bundle/original/$name.expected")
   right=$(paste -d' ' "$bundle/original/$name.expected" "$bundle/original/$name.out" |

@@ -61,8 +61,10 @@ alone verdict is the one reported (--survey, for long runs: only a wrong
 rewrite is). Disagreements are compared with the known
 list (lines `SEED PROGRAM LAUNCH CLASS`): a new one or a listed one that no
 longer happens fails the run, so the list only shrinks. --emit DIR writes
-the packed originals and rewrites with the model's predicted output, for
-test/gpu/ (each program prints `slot checksum` per launch).
+the packed originals and rewrites, each with the model's prediction of its
+output (a rewrite's from the form of each launch: a wrong rewrite prints
+the value it passes), for test/gpu/ (each program prints `slot checksum`
+per launch).
 """
 import argparse, json, os, random, re, shutil, subprocess, sys, tempfile
 
@@ -441,8 +443,14 @@ class Program:
         head += "".join(DEVICE_WRITES[k][0].format(n=n) for k in DEVICE_WRITES if k in device_used)
         return KERNEL.format(n=n) + head + "\n".join(lines)
 
-    def expected_output(self):
-        return "".join(f"{slot} {l['original']:016x}\n" for slot, l in zip(self.slots, self.launches))
+    def expected_output(self, forms=None):
+        """What the program prints: as written, or, given the form of each
+        launch in a rewrite, what the rewrite prints (a refused launch reads
+        what the original does; a wrong rewrite, the value it passes)."""
+        def value(l):
+            form = forms[l["site"]] if forms and len(forms) == self.sites else "refused"
+            return l[form] if form in ("h", "o", "p", "snapshot") else l["original"]
+        return "".join(f"{slot} {value(l):016x}\n" for slot, l in zip(self.slots, self.launches))
 
 
 def translation_unit(programs):
@@ -595,6 +603,8 @@ def main():
                     f.write(text)
             with open(os.path.join(a.emit, "original", name + ".expected"), "w") as f:
                 f.write("".join(p.expected_output() for p in pack))
+            with open(os.path.join(a.emit, "rewritten", name + ".expected"), "w") as f:
+                f.write("".join(p.expected_output(forms_of(after, r.report, p)) for p in pack))
         for p in pack:
             forms = forms_of(after, r.report, p)
             bad = verdicts(p, forms)

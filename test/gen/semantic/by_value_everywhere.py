@@ -1,19 +1,25 @@
 #!/usr/bin/env python3
 """A stand-in for the tool that is wrong on purpose, to test the oracle
 (test/lit/generated/semantic.test): it passes the host map by value at every
-launch of a semantic.py program, whatever happened to it since the copy,
-and says so in its report (or, with STAND_IN_REPORT=FORM, says FORM: a
-report that lies). Usage as the tool's:
-by_value_everywhere.py --no-database --report=FILE.json FILE."""
+launch of a semantic.py program (each statement marked `// site N`),
+whatever happened to it since the copy, and says so in its report (or,
+with STAND_IN_REPORT=FORM, says FORM: a report that lies). Usage as the
+tool's: by_value_everywhere.py --no-database --report=FILE.json FILE."""
 import json, os, re, sys
 
 path = sys.argv[-1]
 report = next(a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--report="))
-text = open(path).read()
+lines = open(path).read().split("\n")
 launches = {}
-for m in re.finditer(r"k_(\d+)<<<1, 1(?:, 0, st_\d+)?>>>\(", text):
-    launches.setdefault(m.group(1), []).append({"form": os.environ.get("STAND_IN_REPORT", "by value"), "argument": f"h_{m.group(1)}"})
-text = re.sub(r"(k_(\d+)<<<1, 1(?:, 0, st_\d+)?>>>\()[^,]+,", r"\1h_\2,", text)
-open(path, "w").write(text)
+DEVICE = r"(?:\(void \*\)&)?(?:[deq]_(\d+)|s_(\d+)\.p|a_(\d+)\[0\])"
+for i, line in enumerate(lines):
+    if "// site " not in line:
+        continue
+    m = re.search(r"\b(?:k|launch)_(\d+)\b", line)
+    n = m.group(1)
+    lines[i] = re.sub(DEVICE, f"h_{n}", line)
+    launches.setdefault(n, []).append({"form": os.environ.get("STAND_IN_REPORT", "by value"),
+                                       "argument": f"h_{n}", "location": {"line": i + 1}})
+open(path, "w").write("\n".join(lines))
 json.dump({"descriptors": [{"kernel": f"k_{n}", "launches": l} for n, l in launches.items()]},
           open(report, "w"))

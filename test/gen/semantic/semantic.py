@@ -24,11 +24,18 @@ sequence of
                 one-word cudaMemcpy, a memset behind a function pointer)
                 (a copy, a device write and a launch each reach d through
                 `d` or the program's other name for it, DEVICE_NAMES)
-  launch        k<<<1, 1>>>(d, out, SLOT);        (the kernel checksums its map)
+  launch        k<<<1, 1>>>(d, out, SLOT);        (the kernel checksums its map;
+                LAUNCHES: the chevrons, cudaLaunchKernel with an argument
+                array, cudaLaunchKernelEx, a host launcher given d)
 
   if/for       a block under `if (gate[j])` (with an else block) or
                 `for (i < gate[j])`, the gates read at run time (volatile),
                 nested two deep
+  held         a block whose work on a non-blocking stream (launches, a
+                kernel writing d, cudaMemcpyAsync from a pinned map that
+                `stage` refills from h) waits behind a kernel spinning on a
+                mapped flag, released (flag set, stream synchronised) at
+                the block's end
 
 that starts with a copy from h and holds at least one launch, and ends with
 cudaFree(d). A launch writes its checksum to out[slot++], so one in a loop
@@ -45,10 +52,12 @@ would read (H or O at the launch call) and what a snapshot would read (the
 copy taken where D was last copied into: S).
 
 The oracle reads each launch's form from the tool's JSON report (the
-descriptor's `launches[]`: by value with the host map it passes, snapshot,
-or refused), checks it against the rewritten text (the launch's argument: a
-host map is by value, `*d` a snapshot, `d` left by reference; a report that
-says otherwise is a disagreement of its own) and classifies it:
+descriptor's `launches[]`, found by line: by value with the host map it
+passes, snapshot, or refused), checks it against the rewritten text (each
+launch statement ends in `// site N`; its argument: a host map is by value,
+`*d` (or, in an argument array, `d`) a snapshot, `d` (`&d`) left by
+reference; a report that says otherwise is a disagreement of its own) and
+classifies it:
 
   wrong          by value or snapshot, and the model says that value is not
                  what the original launch reads;
@@ -174,6 +183,22 @@ COPIES = {
                     "cudaMemcpyHostToDevice);",
     "cuMemcpyHtoD": "cuMemcpyHtoD((CUdeviceptr){dn}, &{src}, sizeof(CUtensorMap));",
 }
+# How a launch of the program's kernel is spelled: the chevrons, the
+# runtime's launch with an argument array, cudaLaunchKernelEx, and a host
+# launcher the program calls with the pointer. (file-scope code, statement);
+# {dn} is the device copy's spelling. Each ends in `// site N`, which the
+# oracle finds the launch by in the rewritten text.
+LAUNCHES = {
+    "chevrons": ("", "k_{n}<<<1, 1>>>({dn}, out, slot_{n}++);"),
+    "cudaLaunchKernel": ("", "{{ int slot = slot_{n}++; void *args[] = {{(void *)&{dn}, &out, &slot}}; "
+                         "cudaLaunchKernel((const void *)k_{n}, dim3(1), dim3(1), args, 0, 0); }}"),
+    "cudaLaunchKernelEx": ("", "{{ cudaLaunchConfig_t cfg = {{}}; cfg.gridDim = dim3(1); cfg.blockDim = dim3(1); "
+                           "cudaLaunchKernelEx(&cfg, k_{n}, {dn}, out, slot_{n}++); }}"),
+    "launcher": ("static void launch_{n}(const CUtensorMap *m, unsigned long long *out, int slot) {{\n"
+                 "  k_{n}<<<1, 1>>>(m, out, slot);\n}}\n",
+                 "launch_{n}({dn}, out, slot_{n}++);"),
+}
+
 # Names of the device copy (declared after its cudaMalloc): each program
 # picks one besides `d`, and every copy into it, write of it and launch
 # reads it through either. (declaration, spelling)
@@ -212,7 +237,7 @@ class Program:
 
     def launch(self):
         self.sites += 1
-        return ("launch", self.sites - 1, self.device())
+        return ("launch", self.sites - 1, self.device(), self.rng.choice(list(LAUNCHES)))
 
     def device(self):
         """The name a statement reaches the device copy by."""
@@ -381,7 +406,8 @@ class Program:
                 _, w, v, dn = st
                 lines.append(f"{pad}poke_{n}<<<1, 1, 0, st_{n}>>>({self.spell(dn)}, {w}, {v:#x}ull);")
             elif st[0] == "held-launch":
-                lines.append(f"{pad}k_{n}<<<1, 1, 0, st_{n}>>>({self.spell(st[2])}, out, slot_{n}++);")
+                lines.append(f"{pad}k_{n}<<<1, 1, 0, st_{n}>>>({self.spell(st[2])}, out, slot_{n}++);"
+                             f"  // site {st[1]}")
             elif st[0] == "stage":
                 lines.append(f"{pad}*pin_{n} = h_{n};")
             elif st[0] == "for":
@@ -390,7 +416,8 @@ class Program:
                 lines += self.statements(st[2], indent + 1)
                 lines.append(f"{pad}}}")
             else:
-                lines.append(f"{pad}k_{n}<<<1, 1>>>({self.spell(st[2])}, out, slot_{n}++);")
+                _, site, dn, how = st
+                lines.append(pad + LAUNCHES[how][1].format(n=n, dn=self.spell(dn)) + f"  // site {site}")
         return lines
 
     def spell(self, name):
@@ -438,6 +465,8 @@ class Program:
             head += f"static volatile int gate_{n}[] = {{{', '.join(map(str, self.gates))}}};\n"
         head += "".join(HOST_WRITES[k][0].format(n=n) for k in HOST_WRITES if k in used)
         device_used = {st[1] for st in stmts if st[0] == "device-write"}
+        launch_forms = {st[3] for st in stmts if st[0] == "launch"}
+        head += "".join(LAUNCHES[k][0].format(n=n) for k in LAUNCHES if k in launch_forms)
         if self.held_pokes:
             device_used.add("kernel")
         head += "".join(DEVICE_WRITES[k][0].format(n=n) for k in DEVICE_WRITES if k in device_used)
@@ -464,10 +493,22 @@ def translation_unit(programs):
             '    std::printf("%d %016llx\\n", i, host[i]);\n  return 0;\n}\n')
 
 
-def reported_forms(report, program):
-    """What the report says each launch of the program passes, in source
-    order: "h" or "o" by value, "snapshot", or "refused"."""
-    n, forms = program.n, []
+def reported_forms(report, program, source):
+    """What the report says each launch of the program passes, by site:
+    "h", "o" or "p" by value, "snapshot", or "refused". A report's launch
+    is found by its line in the original: a site's, or the launch in the
+    program's launcher, which stands for every call of the launcher."""
+    n = program.n
+    site_at, launcher_line = {}, None
+    for number, line in enumerate(source.splitlines(), 1):
+        m = re.search(r"// site (\d+)$", line)
+        if m and re.search(r"\b(k|launch)_%d\b" % n, line):
+            site_at[number] = int(m.group(1))
+        if line.startswith(f"static void launch_{n}("):
+            launcher_line = number + 1
+    launcher_sites = [site for number, site in site_at.items()
+                      if source.splitlines()[number - 1].lstrip().startswith(f"launch_{n}(")]
+    forms = ["missing"] * program.sites
     for desc in report.get("descriptors", []) if report else []:
         if desc["kernel"] != f"k_{n}":
             continue
@@ -476,14 +517,17 @@ def reported_forms(report, program):
             if form == "by value":
                 arg = re.sub(r"[\s()]", "", launch.get("argument", ""))
                 form = {f"h_{n}": "h", f"o_{n}": "o", f"*pin_{n}": "p"}.get(arg, "unknown: " + arg)
-            forms.append(form)
+            line = launch["location"]["line"]
+            for site in ([site_at[line]] if line in site_at else
+                         launcher_sites if line == launcher_line else []):
+                forms[site] = form
     return forms
 
 
-def forms_of(text, report, program):
-    """What each launch of the program passes, in order, from the report,
-    or the first difference between the report and the rewritten text."""
-    said, written = reported_forms(report, program), written_forms(text, program)
+def forms_of(source, text, report, program):
+    """What each launch of the program passes, by site, from the report,
+    or the difference between the report and the rewritten text."""
+    said, written = reported_forms(report, program, source), written_forms(text, program)
     if said != written:
         return ["report says " + ", ".join(said) + "; the text, " + ", ".join(written)] * program.sites
     return said
@@ -495,15 +539,40 @@ def written_forms(text, program):
     copy left by reference."""
     n = program.n
     body = re.search(r"static void prog_%d\(.*?\n}\n" % n, text, re.S)
-    device = {spelling.format(n=n) for _, spelling in DEVICE_NAMES.values()}
-    forms = []
-    for arg in re.findall(r"k_%d<<<1, 1(?:, 0, st_%d)?>>>\((.*?), out, slot_%d\+\+\);" % (n, n, n),
-                          body.group(0) if body else ""):
-        arg = re.sub(r"[\s()]", "", arg)
-        forms.append("h" if arg == f"h_{n}" else "o" if arg == f"o_{n}" else "p" if arg == f"*pin_{n}" else
-                     "snapshot" if arg.startswith("*") and arg[1:] in device else
-                     "refused" if arg in device else "unknown: " + arg)
+    sites = dict((int(site), stmt) for stmt, site in
+                 re.findall(r"^\s*(.*?)\s*// site (\d+)$", body.group(0) if body else "", re.M))
+    forms = [form_in(sites.get(i, ""), n) for i in range(program.sites)]
+    # A launcher whose launch passes `*m` is given the storage of a snapshot.
+    if re.search(r"k_%d<<<1, 1>>>\(\s*\*\s*m\s*," % n, text):
+        forms = [("snapshot" if f == "refused" and sites.get(i, "").startswith(f"launch_{n}(") else f)
+                 for i, f in enumerate(forms)]
     return forms
+
+
+def form_in(stmt, n):
+    """What a launch statement passes: a host map by value ("h", "o", "p"
+    for the pinned staging map), the snapshot (`*` and a name of the device
+    copy), or the device copy by reference."""
+    t = re.sub(r"\s+", "", stmt)
+    word = lambda name: r"(?<![\w.])" + re.escape(name) + r"(?![\w])"
+    if not t:
+        return "missing"
+    for name, form in ((f"*pin_{n}", "p"), (f"h_{n}", "h"), (f"o_{n}", "o")):
+        if re.search(word(name), t):
+            return form
+    device = [spelling.format(n=n) for _, spelling in DEVICE_NAMES.values()]
+    if "args[]" in t:
+        # An argument array holds the argument's address: `&d` is d by
+        # reference, `d` itself (a retargeted storage) the snapshot.
+        if any(re.search(r"\(void\*\)&" + re.escape(d) + r"(?![\w\[.])", t) for d in device):
+            return "refused"
+        if any(re.search(r"\(void\*\)" + re.escape(d) + r"(?![\w\[.])", t) for d in device):
+            return "snapshot"
+    if any(re.search(r"\*\(?" + re.escape(d) + r"(?![\w\[.])", t) for d in device):
+        return "snapshot"
+    if any(re.search(word(d) + r"(?![\[.])", t) for d in device):
+        return "refused"
+    return "unknown: " + stmt
 
 
 FORM_NAMES = {"h": "by value", "o": "by value", "p": "by value", "snapshot": "snapshot", "refused": "refused"}
@@ -604,17 +673,17 @@ def main():
             with open(os.path.join(a.emit, "original", name + ".expected"), "w") as f:
                 f.write("".join(p.expected_output() for p in pack))
             with open(os.path.join(a.emit, "rewritten", name + ".expected"), "w") as f:
-                f.write("".join(p.expected_output(forms_of(after, r.report, p)) for p in pack))
+                f.write("".join(p.expected_output(forms_of(src, after, r.report, p)) for p in pack))
         for p in pack:
-            forms = forms_of(after, r.report, p)
+            forms = forms_of(src, after, r.report, p)
             bad = verdicts(p, forms)
             if any(known.get((a.seed, p.n, i)) != cls and (cls.startswith("wrong") or not a.survey)
                    for i, cls in bad):
                 # A disagreement not listed is re-checked alone: a pack must
                 # not change a program's verdict.
                 p.slots = list(range(len(p.launches)))
-                _, alone, r1 = run_tool(tool, os.path.join(work, f"{name}-alone-{p.n}"), "alone", [p])
-                forms = forms_of(alone, r1.report, p) if r1.returncode == 0 else forms
+                alone_src, alone, r1 = run_tool(tool, os.path.join(work, f"{name}-alone-{p.n}"), "alone", [p])
+                forms = forms_of(alone_src, alone, r1.report, p) if r1.returncode == 0 else forms
                 bad = verdicts(p, forms)
             for l in p.launches:
                 f = FORM_NAMES.get(forms[l["site"]], "unknown") if len(forms) == p.sites else "unknown"

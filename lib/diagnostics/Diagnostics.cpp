@@ -49,6 +49,12 @@ static const DiagInfo Table[] = {
      "the rewritten translation unit has a compiler error the original did "
      "not have; nothing for this descriptor is changed",
      "report the input; the message names the new error"},
+    {DiagID::InactiveBranch, "tma-111", Severity::Warning,
+     "code the rewrite would change is also named in a preprocessor branch "
+     "that this configuration skips; the other configuration would no longer "
+     "build, so nothing for this descriptor is changed",
+     "make the change by hand in every configuration, or run the tool with "
+     "flags that make the branch active and check both"},
     {DiagID::NotWritable, "tma-202", Severity::Error,
      "a file the rewrite would change is read-only; nothing for this "
      "descriptor is changed",

@@ -1,4 +1,5 @@
 #include "tma/Engine.h"
+#include "tma/SkippedRanges.h"
 
 #include "tma/ErrorContainment.h"
 #include "tma/FactsCache.h"
@@ -59,6 +60,7 @@ PassRun runPass(CudaSide Side, const std::string &MainFile,
     AnalysisOptions Analysis = Opts.Analysis;
     Analysis.ParamSpaceLimit = paramSpaceLimitFor(Compile, Analysis.ParamSpaceLimit);
     R.Facts = analyzePass(P.AST->getASTContext(), sideName(Side), Analysis);
+    R.Facts.Skipped = skippedRanges(P.AST->getPreprocessor(), R.Facts);
     R.MayHide =
         markContainedErrors(P.AST->getASTContext(), P.AST->getPreprocessor(), R.Facts, R.Errors);
     collectFilesRead(P, R.Deps, R.Aliases);
@@ -477,6 +479,25 @@ static void refuseReadOnlyFiles(RunResult &R) {
     }
 }
 
+/// The inactive branches of the run: per translation unit, the ranges both
+/// its passes skipped.
+static std::vector<SkippedRange> inactiveBranches(const std::vector<TUFacts> &Units) {
+  std::vector<SkippedRange> Out;
+  for (const TUFacts &U : Units) {
+    std::vector<SkippedRange> Both;
+    if (U.Passes.size() == 2)
+      Both = skippedByBoth(U.Passes[0].Skipped, U.Passes[1].Skipped);
+    else if (U.Passes.size() == 1)
+      for (const SkippedRange &S : U.Passes[0].Skipped)
+        if (!S.Names.empty())
+          Both.push_back(S);
+    for (SkippedRange &S : Both)
+      if (llvm::none_of(Out, [&](const SkippedRange &T) { return T.Span == S.Span; }))
+        Out.push_back(std::move(S));
+  }
+  return Out;
+}
+
 /// Step 3: all units together first; when that fails, each on its own, then
 /// the survivors together again.
 static void verifyUnits(RunResult &R, const EngineOptions &Opts) {
@@ -516,6 +537,7 @@ RunResult planUnits(std::vector<TUFacts> Units, const EngineOptions &Opts, unsig
   }
   RunResult R;
   R.FormatStyle = Opts.FormatStyle;
+  std::vector<SkippedRange> Inactive = inactiveBranches(Units);
   std::vector<PassFacts> Facts;
   for (TUFacts &U : Units) {
     R.TUs.push_back(std::move(U.Status));
@@ -534,6 +556,7 @@ RunResult planUnits(std::vector<TUFacts> Units, const EngineOptions &Opts, unsig
   if (!PO.Preblocked.empty())
     R.ThePlan = makePlan(Facts, PO);
   refuseForFailedTUs(R);
+  refuseInactiveBranches(R, Facts, Inactive);
   refuseReadOnlyFiles(R);
 
   // The original contents of every file a unit edits, read once.

@@ -54,6 +54,12 @@ bool fromJSON(const Value &V, SourceSpan &S, Path Where) {
   return O && O.map("begin", S.Begin) && O.map("end", S.End);
 }
 
+Value toJSON(const SkippedRange &S) { return Object{{"span", S.Span}, {"names", S.Names}}; }
+bool fromJSON(const Value &V, SkippedRange &S, Path Where) {
+  ObjectMapper O(V, Where);
+  return O && O.map("span", S.Span) && O.map("names", S.Names);
+}
+
 Value toJSON(const Note &N) { return Object{{"message", N.Message}, {"where", N.Where}}; }
 bool fromJSON(const Value &V, Note &N, Path Where) {
   ObjectMapper O(V, Where);
@@ -318,7 +324,8 @@ Value toJSON(const PassFacts &P) {
                 {"paramSpans", P.ParamSpans},
                 {"tiedParams", P.TiedParams},
                 {"launchers", P.Launchers},
-                {"storageVetoes", P.StorageVetoes}};
+                {"storageVetoes", P.StorageVetoes},
+                {"skipped", P.Skipped}};
 }
 bool fromJSON(const Value &V, PassFacts &P, Path Where) {
   ObjectMapper O(V, Where);
@@ -326,7 +333,7 @@ bool fromJSON(const Value &V, PassFacts &P, Path Where) {
          O.map("launches", P.Launches) && O.map("buffers", P.Buffers) &&
          O.map("paramBlockers", P.ParamBlockers) && O.map("paramSpans", P.ParamSpans) &&
          O.map("tiedParams", P.TiedParams) && O.map("launchers", P.Launchers) &&
-         O.map("storageVetoes", P.StorageVetoes);
+         O.map("storageVetoes", P.StorageVetoes) && O.map("skipped", P.Skipped);
 }
 
 Value toJSON(const CompileOptions &C) {

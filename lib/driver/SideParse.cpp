@@ -113,6 +113,9 @@ invocationFor(CudaSide Side, const std::string &MainFile, const CompileOptions &
   if (!CI)
     return nullptr;
   CI->getFrontendOpts().DisableFree = false;
+  // The preprocessor keeps the ranges of inactive `#if` branches (issue 33:
+  // code there is not analysed, SkippedRanges.h), the preamble's included.
+  CI->getPreprocessorOpts().DetailedRecord = true;
   return std::shared_ptr<CompilerInvocation>(std::move(CI));
 }
 

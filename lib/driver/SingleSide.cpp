@@ -1,4 +1,5 @@
 #include "tma/SingleSide.h"
+#include "tma/SkippedRanges.h"
 
 #include "tma/SourceText.h"
 
@@ -155,10 +156,17 @@ std::vector<SingleSideFinding> analyzeSingleSide(clang::ASTContext &Ctx,
     else if (std::optional<PassFacts> Other = parseOtherSide(Ctx, *PP, Opts, OtherSideMissing))
       Facts.push_back(std::move(*Other));
   }
+  // Issue 33: the ranges both sides skipped, when both are known.
+  std::vector<SkippedRange> Inactive;
+  if (Facts.size() == 2 && Opts.Skipped) {
+    Facts[0].Skipped = skippedRanges(Ctx.getSourceManager(), LO, *Opts.Skipped, Facts[0]);
+    Inactive = skippedByBoth(Facts[0].Skipped, Facts[1].Skipped);
+  }
   RunResult R;
   PlanOptions PO;
   PO.InRoot = Opts.InRoot.empty() ? std::string() : normalizePath(Opts.InRoot);
-  R.ThePlan = makePlan(std::move(Facts), PO);
+  R.ThePlan = makePlan(Facts, PO);
+  refuseInactiveBranches(R, Facts, Inactive);
   for (const EditUnit &U : R.ThePlan.Units)
     for (const TextEdit &E : U.Edits)
       if (!R.Original.count(E.File)) {

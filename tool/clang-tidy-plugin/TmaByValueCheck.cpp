@@ -7,6 +7,7 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Basic/FileManager.h"
 #include "clang/Lex/Preprocessor.h"
+#include "tma/SkippedRanges.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -36,6 +37,8 @@ public:
   }
   void registerPPCallbacks(const SourceManager &, Preprocessor *PP, Preprocessor *) override {
     ThisSide = PP;
+    Skipped.clear();
+    PP->addPPCallbacks(std::make_unique<SkippedRecorder>(Skipped));
   }
   void registerMatchers(MatchFinder *Finder) override {
     Finder->addMatcher(translationUnitDecl().bind("tu"), this);
@@ -48,6 +51,7 @@ public:
     O.ParseOtherSide = ParseOtherSide;
     O.OtherSideGpuArch = OtherSideGpuArch;
     O.RemoveAcquireFences = RemoveAcquireFences;
+    O.Skipped = &Skipped;
     const SourceManager &SM = *Result.SourceManager;
     for (const SingleSideFinding &F : analyzeSingleSide(*Result.Context, ThisSide, O)) {
       SourceLocation Loc = locationOf(SM, F.Msg.Where);
@@ -99,6 +103,7 @@ private:
   const std::string OtherSideGpuArch;
   const bool RemoveAcquireFences;
   const Preprocessor *ThisSide = nullptr;
+  std::vector<SourceRange> Skipped; // this side's inactive #if ranges (issue 33)
 };
 
 class TmaModule : public tidy::ClangTidyModule {

@@ -19,6 +19,7 @@ enum class DiagID {
   Declaration,        // tma-108
   Conflict,           // tma-109
   VerifyFailed,       // tma-110
+  InactiveBranch,     // tma-111
   NotWritable,        // tma-202
   WriteFailed,        // tma-203
   ParseError,         // tma-201

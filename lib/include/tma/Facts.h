@@ -195,6 +195,16 @@ struct DeviceBuffer {
 /// was written (a retargeted storage, an upload helper's cache).
 enum class LaunchForm { ByValue, Snapshot };
 
+/// A range of a user's file that this pass's preprocessor skipped (an
+/// inactive `#if` branch), with the names in it that a rewrite may change:
+/// the kernels, descriptor parameters, device copies and launchers of the
+/// pass's facts. Code there is not analysed, so an edit of those names
+/// would leave it behind (issue 33).
+struct SkippedRange {
+  SourceSpan Span;
+  std::vector<std::string> Names;
+};
+
 /// One descriptor argument of one launch.
 struct LaunchSite {
   std::string ParamKey;
@@ -279,6 +289,8 @@ struct PassFacts {
   /// parameter or result) that this translation unit uses in a way the
   /// storage rule cannot classify: no unit may retarget them.
   std::vector<std::pair<std::string, Blocker>> StorageVetoes;
+  /// Inactive preprocessor branches that name what a rewrite may change.
+  std::vector<SkippedRange> Skipped;
 };
 
 } // namespace tma

@@ -15,7 +15,7 @@ namespace tma {
 /// The format's name and version; a document of another version is not read
 /// (a change of Facts.h that the planner reads bumps it).
 inline constexpr const char *FactsFormatName = "tma-modernize-facts";
-inline constexpr unsigned FactsFormatVersion = 3;
+inline constexpr unsigned FactsFormatVersion = 4;
 
 /// \p Unit as a JSON document (pretty-printed, stable key order).
 std::string factsToJson(const TUFacts &Unit);

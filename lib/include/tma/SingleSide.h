@@ -8,6 +8,8 @@
 #include "tma/Output.h"
 #include "tma/PassAnalysis.h"
 
+#include "clang/Basic/SourceLocation.h"
+
 namespace clang {
 class ASTContext;
 class Preprocessor;
@@ -34,6 +36,9 @@ struct SingleSideOptions {
   /// Off: a kernel whose rewrite removes acquire fences gets no fix (its
   /// fences are left for a person to remove with the parameter change).
   bool RemoveAcquireFences = true;
+  /// The ranges this side's preprocessor skipped (a SkippedRecorder's);
+  /// null: not known, and inactive branches are not checked (issue 33).
+  const std::vector<clang::SourceRange> *Skipped = nullptr;
 };
 
 /// \p PP is the preprocessor of the parsed side (for its include paths and

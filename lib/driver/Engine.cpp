@@ -189,7 +189,13 @@ static std::string parseForNewError(const TUStatus &TU,
 static std::string newErrorInRun(const RunResult &R,
                                  const std::map<std::string, std::vector<TextEdit>> &Edits,
                                  const EngineOptions &Opts, unsigned &Parses) {
-  for (const TUStatus &TU : R.TUs) {
+  std::vector<const TUStatus *> Units;
+  for (const TUStatus &TU : R.TUs)
+    Units.push_back(&TU);
+  for (const TUStatus &TU : R.OutsideUnits)
+    Units.push_back(&TU);
+  for (const TUStatus *Unit : Units) {
+    const TUStatus &TU = *Unit;
     if (TU.Failed)
       continue;
     bool Touched = llvm::any_of(Edits, [&](const auto &KV) {
@@ -198,6 +204,9 @@ static std::string newErrorInRun(const RunResult &R,
     if (!Touched)
       continue;
     std::string Err = newError(TU, R, Edits, Opts, Parses);
+    if (!Err.empty() && Unit >= R.OutsideUnits.data() &&
+        Unit < R.OutsideUnits.data() + R.OutsideUnits.size())
+      Err += ", in '" + TU.File + "', a unit of the compile database that is not in this run";
     if (!Err.empty())
       return Err;
   }
@@ -498,9 +507,52 @@ static std::vector<SkippedRange> inactiveBranches(const std::vector<TUFacts> &Un
   return Out;
 }
 
+/// May database unit \p Unit, outside the run, read \p File (by the text
+/// scan of its includes)?
+static bool mayRead(const EngineOptions &Opts, const std::string &Unit, const std::string &File) {
+  auto It = Opts.Analysis.UnitIncludes.find(Unit);
+  if (It == Opts.Analysis.UnitIncludes.end())
+    return false;
+  return llvm::any_of(It->second,
+                      [&](const std::string &F) { return F == "*" || F == File || Unit == File; });
+}
+
+/// Issue 33: the database's units outside the run that read a file some
+/// unit edits, each parsed as it is, for its original errors: a run over
+/// some sources must not break the build of the others. One that cannot be
+/// parsed is refused by the verification (it cannot be shown to build).
+static void addOutsideUnits(RunResult &R, const EngineOptions &Opts) {
+  std::map<std::string, std::vector<TextEdit>> All = R.ThePlan.editsByFile();
+  for (const auto &[Unit, Compile] : Opts.UnitsOutsideRun) {
+    if (llvm::none_of(All, [&](const auto &KV) { return mayRead(Opts, Unit, KV.first); }))
+      continue;
+    TUStatus TU;
+    TU.File = Unit;
+    TU.Compile = Compile;
+    auto [Device, Host] = runBothSides(Unit, {}, Compile, Opts, /*Analyze=*/false,
+                                       PreambleUse::None);
+    R.VerifyParses += 2;
+    for (const PassRun *P : {&Device, &Host})
+      llvm::append_range(TU.Errors, P->Errors);
+    // What it reads: the edited files its include scan names (a parse
+    // without analysis does not list its files).
+    for (const auto &KV : All)
+      if (mayRead(Opts, Unit, KV.first))
+        TU.Deps.push_back(KV.first);
+    llvm::sort(TU.Errors);
+    TU.Errors.erase(std::unique(TU.Errors.begin(), TU.Errors.end(),
+                                [](const CompilerError &A, const CompilerError &B) {
+                                  return A.Where == B.Where && A.Message == B.Message;
+                                }),
+                    TU.Errors.end());
+    R.OutsideUnits.push_back(std::move(TU));
+  }
+}
+
 /// Step 3: all units together first; when that fails, each on its own, then
 /// the survivors together again.
 static void verifyUnits(RunResult &R, const EngineOptions &Opts) {
+  addOutsideUnits(R, Opts);
   for (int Round = 0; Round < 3; ++Round) {
     auto All = R.ThePlan.editsByFile();
     if (All.empty())

@@ -370,8 +370,13 @@ static void collectInputs(CliOptions &O, const CompileDatabase &DB, std::vector<
     CompileOptions C = It != InRun.end() ? It->second : inputFor(F, O, DB).Compile;
     bool Spells = false;
     std::optional<std::vector<std::string>> Files = userFilesOf(Unit, C, Spells);
-    if (Spells)
-      O.Engine.Analysis.UnitIncludes[Unit] = Files.value_or(std::vector<std::string>{"*"});
+    if (!Spells)
+      continue;
+    O.Engine.Analysis.UnitIncludes[Unit] = Files.value_or(std::vector<std::string>{"*"});
+    // Verified too when it reads an edited file (issue 33); an entry whose
+    // file does not exist builds nothing.
+    if (It == InRun.end() && llvm::sys::fs::exists(Unit))
+      O.Engine.UnitsOutsideRun[Unit] = C;
   }
 }
 

@@ -44,6 +44,11 @@ struct EngineOptions {
   /// The header parse of each analysed TU, kept for its verification
   /// parse (SideParse.h). Null: every parse reads every header.
   std::shared_ptr<PreambleStore> Preambles;
+  /// Issue 33: the compile database's translation units that are not in
+  /// the run and may include a user file (Analysis.UnitIncludes says which),
+  /// with their flags. One that reads an edited file is verified with the
+  /// edits as the run's own units are.
+  std::map<std::string, CompileOptions> UnitsOutsideRun;
 };
 
 /// One translation unit of a run: how it went.
@@ -80,6 +85,9 @@ struct RunResult {
   std::map<std::string, std::string> Original;        // contents of edited files
   unsigned RefusedForErrors = 0; // descriptors refused for a compiler error in their code
   unsigned VerifyParses = 0;
+  /// Units of the database outside the run that read an edited file, with
+  /// their original errors: verified too (EngineOptions::UnitsOutsideRun).
+  std::vector<TUStatus> OutsideUnits;
   std::string FormatStyle;               // EngineOptions::FormatStyle
   std::vector<std::string> FormatErrors; // files whose edits could not be formatted
 };

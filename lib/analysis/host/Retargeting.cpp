@@ -133,7 +133,7 @@ private:
     // An operator or a constructor is reached through its class, whose
     // header other units include: asked as a header's declaration.
     if (D->isExternallyVisible() && D->getDeclName().isIdentifier())
-      Units = otherUnitsSpelling(D->getName());
+      Units = otherUnitsSpelling(spelledNames(D));
     else
       for (llvm::StringRef H : headersDeclaring(D))
         for (std::string &U : otherUnitsIncluding(H))
@@ -143,24 +143,47 @@ private:
       return std::nullopt;
     return llvm::join(Units, ", ");
   }
-  /// The other units of the database whose files spell \p Name as a whole
-  /// identifier (a unit whose files are not all known counts).
-  std::vector<std::string> otherUnitsSpelling(llvm::StringRef Name) {
-    return otherUnits([&](const std::string &F) { return spells(F, Name); });
+  /// The names a unit must spell to reach \p D: its own, and those of the
+  /// named namespaces around it (issue 33: `M2::d_map` is not reached by a
+  /// unit that only spells `M10::d_map`); an inline namespace is reached
+  /// without its name, so it asks nothing.
+  static std::vector<std::string> spelledNames(const NamedDecl *D) {
+    std::vector<std::string> Names = {D->getName().str()};
+    for (const DeclContext *C = D->getDeclContext(); C; C = C->getParent())
+      if (const auto *NS = dyn_cast<NamespaceDecl>(C))
+        if (!NS->isInline() && !NS->isAnonymousNamespace() && NS->getIdentifier())
+          Names.push_back(NS->getName().str());
+    return Names;
+  }
+  /// The other units of the database whose files spell each of \p Names as
+  /// a whole identifier, in any of them (a unit whose files are not all
+  /// known counts).
+  std::vector<std::string> otherUnitsSpelling(const std::vector<std::string> &Names) {
+    return otherUnitsWhere([&](const std::vector<std::string> &Files) {
+      return llvm::all_of(Names, [&](const std::string &Name) {
+        return llvm::any_of(Files, [&](const std::string &F) { return F == "*" || spells(F, Name); });
+      });
+    });
   }
   /// The other units of the database that have a file \p Matches accepts
   /// (a unit whose files are not all known counts), quoted, up to three and
   /// a count.
   std::vector<std::string>
   otherUnits(llvm::function_ref<bool(const std::string &File)> Matches) {
+    return otherUnitsWhere([&](const std::vector<std::string> &Files) {
+      return llvm::any_of(Files, [&](const std::string &F) { return F == "*" || Matches(F); });
+    });
+  }
+  /// The other units of the database whose file list \p Matches accepts,
+  /// quoted, up to three and a count.
+  std::vector<std::string>
+  otherUnitsWhere(llvm::function_ref<bool(const std::vector<std::string> &Files)> Matches) {
     if (This.empty())
       This = thisUnit();
     std::vector<std::string> Others;
     unsigned More = 0;
     for (const auto &[Unit, Files] : Opts.UnitIncludes)
-      if (Unit != This && llvm::any_of(Files, [&](const std::string &F) {
-            return F == "*" || Matches(F);
-          })) {
+      if (Unit != This && Matches(Files)) {
         if (Others.size() < 3)
           Others.push_back("'" + Unit + "'");
         else

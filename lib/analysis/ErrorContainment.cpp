@@ -1,4 +1,5 @@
 #include "tma/ErrorContainment.h"
+#include "tma/SourceText.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
@@ -111,18 +112,8 @@ private:
 
 /// The identifiers of a kernel or host spelling: "ns::k<1>" gives ns, k.
 void addIdentifiers(llvm::StringRef Text, llvm::StringSet<> &Out) {
-  size_t I = 0;
-  while (I < Text.size()) {
-    if (isAsciiIdentifierStart(Text[I])) {
-      size_t J = I;
-      while (J < Text.size() && isAsciiIdentifierContinue(Text[J]))
-        ++J;
-      Out.insert(Text.slice(I, J));
-      I = J;
-    } else {
-      ++I;
-    }
-  }
+  for (const std::string &Name : identifiersOf(Text))
+    Out.insert(Name);
 }
 
 class Containment {

@@ -1,5 +1,4 @@
 #include "tma/Engine.h"
-#include "tma/SkippedRanges.h"
 
 #include "tma/ErrorContainment.h"
 #include "tma/FactsCache.h"
@@ -7,6 +6,7 @@
 #include "tma/Output.h"
 #include "tma/Prefilter.h"
 #include "tma/SideParse.h"
+#include "tma/SkippedRanges.h"
 #include "tma/SourceText.h"
 
 #include "clang/Basic/Diagnostic.h"
@@ -189,28 +189,35 @@ static std::string parseForNewError(const TUStatus &TU,
 static std::string newErrorInRun(const RunResult &R,
                                  const std::map<std::string, std::vector<TextEdit>> &Edits,
                                  const EngineOptions &Opts, unsigned &Parses) {
-  std::vector<const TUStatus *> Units;
-  for (const TUStatus &TU : R.TUs)
-    Units.push_back(&TU);
-  for (const TUStatus &TU : R.OutsideUnits)
-    Units.push_back(&TU);
-  for (const TUStatus *Unit : Units) {
-    const TUStatus &TU = *Unit;
-    if (TU.Failed)
-      continue;
+  auto NewErrorIn = [&](const TUStatus &TU) {
     bool Touched = llvm::any_of(Edits, [&](const auto &KV) {
       return KV.first == TU.File || llvm::is_contained(TU.Deps, KV.first);
     });
-    if (!Touched)
-      continue;
-    std::string Err = newError(TU, R, Edits, Opts, Parses);
-    if (!Err.empty() && Unit >= R.OutsideUnits.data() &&
-        Unit < R.OutsideUnits.data() + R.OutsideUnits.size())
-      Err += ", in '" + TU.File + "', a unit of the compile database that is not in this run";
-    if (!Err.empty())
+    return TU.Failed || !Touched ? std::string() : newError(TU, R, Edits, Opts, Parses);
+  };
+  for (const TUStatus &TU : R.TUs)
+    if (std::string Err = NewErrorIn(TU); !Err.empty())
       return Err;
-  }
+  for (const TUStatus &TU : R.OutsideUnits)
+    if (std::string Err = NewErrorIn(TU); !Err.empty())
+      return Err + ", in '" + TU.File + "', a unit of the compile database that is not in this run";
   return std::string();
+}
+
+/// The errors of both sides of a TU. The two sides mostly report the same
+/// errors: each is kept once, contained only if both sides found it so.
+static std::vector<CompilerError> bothSidesErrors(const PassRun &Device, const PassRun &Host) {
+  std::vector<CompilerError> All = Device.Errors;
+  llvm::append_range(All, Host.Errors);
+  llvm::sort(All);
+  std::vector<CompilerError> Unique;
+  for (CompilerError &E : All) {
+    if (!Unique.empty() && Unique.back().Where == E.Where && Unique.back().Message == E.Message)
+      Unique.back().Contained = Unique.back().Contained && E.Contained;
+    else
+      Unique.push_back(std::move(E));
+  }
+  return Unique;
 }
 
 /// \p MayEdit: the TU spells a descriptor type, so its header parse is kept
@@ -230,19 +237,7 @@ static void analyzeOne(TUStatus &TU, std::vector<PassFacts> &Facts, const Engine
   }
   auto [Device, Host] = runBothSides(TU.File, {}, TU.Compile, Opts, /*Analyze=*/true,
                                      MayEdit ? PreambleUse::Build : PreambleUse::None);
-  llvm::append_range(TU.Errors, Device.Errors);
-  llvm::append_range(TU.Errors, Host.Errors);
-  // The two sides mostly report the same errors: keep each once, contained
-  // only if both sides found it so.
-  llvm::sort(TU.Errors);
-  std::vector<CompilerError> Unique;
-  for (CompilerError &E : TU.Errors) {
-    if (!Unique.empty() && Unique.back().Where == E.Where && Unique.back().Message == E.Message)
-      Unique.back().Contained = Unique.back().Contained && E.Contained;
-    else
-      Unique.push_back(std::move(E));
-  }
-  TU.Errors = std::move(Unique);
+  TU.Errors = bothSidesErrors(Device, Host);
   // An error either side says may hide a descriptor counts, once.
   for (const PassRun *P : {&Device, &Host})
     for (const CompilerError &E : P->MayHide)
@@ -276,13 +271,9 @@ static std::vector<std::string> kernelNamesFound(const std::vector<TUFacts> &Uni
   std::vector<std::string> Names;
   for (const TUFacts &U : Units)
     for (const PassFacts &P : U.Passes)
-      for (const DescriptorParam &D : P.Params) {
-        if (U.SecondRound)
-          continue;
-        llvm::StringRef Name = llvm::StringRef(D.KernelName).split('<').first;
-        Names.push_back(Name.rsplit("::").second.empty() ? Name.str()
-                                                          : Name.rsplit("::").second.str());
-      }
+      for (const DescriptorParam &D : P.Params)
+        if (!U.SecondRound)
+          Names.push_back(simpleName(D.KernelName));
   llvm::sort(Names);
   Names.erase(std::unique(Names.begin(), Names.end()), Names.end());
   return Names;
@@ -507,16 +498,6 @@ static std::vector<SkippedRange> inactiveBranches(const std::vector<TUFacts> &Un
   return Out;
 }
 
-/// May database unit \p Unit, outside the run, read \p File (by the text
-/// scan of its includes)?
-static bool mayRead(const EngineOptions &Opts, const std::string &Unit, const std::string &File) {
-  auto It = Opts.Analysis.UnitIncludes.find(Unit);
-  if (It == Opts.Analysis.UnitIncludes.end())
-    return false;
-  return llvm::any_of(It->second,
-                      [&](const std::string &F) { return F == "*" || F == File || Unit == File; });
-}
-
 /// Issue 33: the database's units outside the run that read a file some
 /// unit edits, each parsed as it is, for its original errors: a run over
 /// some sources must not break the build of the others. One that cannot be
@@ -524,27 +505,22 @@ static bool mayRead(const EngineOptions &Opts, const std::string &Unit, const st
 static void addOutsideUnits(RunResult &R, const EngineOptions &Opts) {
   std::map<std::string, std::vector<TextEdit>> All = R.ThePlan.editsByFile();
   for (const auto &[Unit, Compile] : Opts.UnitsOutsideRun) {
-    if (llvm::none_of(All, [&](const auto &KV) { return mayRead(Opts, Unit, KV.first); }))
-      continue;
     TUStatus TU;
     TU.File = Unit;
     TU.Compile = Compile;
+    // What it reads: the edited files its include scan names (a parse
+    // without analysis does not list its files). UnitsOutsideRun's units
+    // all have a scan.
+    const std::vector<std::string> &Scanned = Opts.Analysis.UnitIncludes.at(Unit);
+    for (const auto &KV : All)
+      if (llvm::is_contained(Scanned, KV.first) || llvm::is_contained(Scanned, "*"))
+        TU.Deps.push_back(KV.first);
+    if (TU.Deps.empty())
+      continue;
     auto [Device, Host] = runBothSides(Unit, {}, Compile, Opts, /*Analyze=*/false,
                                        PreambleUse::None);
     R.VerifyParses += 2;
-    for (const PassRun *P : {&Device, &Host})
-      llvm::append_range(TU.Errors, P->Errors);
-    // What it reads: the edited files its include scan names (a parse
-    // without analysis does not list its files).
-    for (const auto &KV : All)
-      if (mayRead(Opts, Unit, KV.first))
-        TU.Deps.push_back(KV.first);
-    llvm::sort(TU.Errors);
-    TU.Errors.erase(std::unique(TU.Errors.begin(), TU.Errors.end(),
-                                [](const CompilerError &A, const CompilerError &B) {
-                                  return A.Where == B.Where && A.Message == B.Message;
-                                }),
-                    TU.Errors.end());
+    TU.Errors = bothSidesErrors(Device, Host);
     R.OutsideUnits.push_back(std::move(TU));
   }
 }

@@ -287,7 +287,8 @@ bool fromJSON(const Value &V, LaunchSite &L, Path Where) {
          O.map("where", L.Where) && O.map("edits", L.Edits) && O.map("bufferKey", L.BufferKey) &&
          O.map("hostDescriptor", L.HostDescriptor) && O.map("blockers", L.Blockers) &&
          O.map("reliesOn", L.ReliesOn) && O.map("launcherKey", L.LauncherKey) &&
-         O.map("unlessLaunchers", L.UnlessLaunchers) && O.map("arrayCount", L.ArrayCount) && O.map("form", L.Form);
+         O.map("unlessLaunchers", L.UnlessLaunchers) && O.map("arrayCount", L.ArrayCount) &&
+         O.map("form", L.Form);
 }
 
 Value toJSON(const LauncherForward &F) {

@@ -4,7 +4,6 @@
 #include "tma/Reasons.h"
 #include "tma/SourceText.h"
 
-#include "clang/Basic/CharInfo.h"
 #include "clang/Lex/PreprocessingRecord.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/StringSet.h"
@@ -12,35 +11,6 @@
 namespace tma {
 
 using namespace clang;
-
-std::vector<std::string> identifiersOf(llvm::StringRef Text) {
-  std::vector<std::string> Out;
-  llvm::StringSet<> Seen;
-  size_t I = 0;
-  while (I < Text.size()) {
-    if (!isAsciiIdentifierStart(Text[I])) {
-      // Skip a number whole: `0x1f` names nothing.
-      size_t J = I + 1;
-      if (isDigit(Text[I]))
-        while (J < Text.size() && isAsciiIdentifierContinue(Text[J]))
-          ++J;
-      I = J;
-      continue;
-    }
-    size_t J = I;
-    while (J < Text.size() && isAsciiIdentifierContinue(Text[J]))
-      ++J;
-    if (Seen.insert(Text.slice(I, J)).second)
-      Out.push_back(Text.slice(I, J).str());
-    I = J;
-  }
-  return Out;
-}
-
-std::string simpleName(llvm::StringRef Spelling) {
-  std::vector<std::string> Ids = identifiersOf(Spelling.split('<').first);
-  return Ids.empty() ? std::string() : Ids.back();
-}
 
 /// The names a rewrite of these facts may change.
 static llvm::StringSet<> changeableNames(const PassFacts &F) {
@@ -142,7 +112,8 @@ static ChangedNames changedNames(const RunResult &R, size_t Unit,
       if (llvm::is_contained(Keys, L.ParamKey))
         C.Anywhere.insert(simpleName(L.LauncherName));
     for (const DeviceBuffer &B : F.Buffers)
-      if (llvm::any_of(B.Uses, [&](const HostUse &U) { return llvm::is_contained(Keys, U.ParamKey); }))
+      if (llvm::any_of(B.Uses,
+                       [&](const HostUse &U) { return llvm::is_contained(Keys, U.ParamKey); }))
         (InFunctions(B.Where) ? C.Inside : C.Anywhere).insert(simpleName(B.Name));
   }
   return C;
@@ -155,7 +126,7 @@ static ChangedNames changedNames(const RunResult &R, size_t Unit,
 /// leave that code behind, and the configuration that compiles it would no
 /// longer build. Such a unit is refused.
 void refuseInactiveBranches(RunResult &R, const std::vector<PassFacts> &Facts,
-                                   const std::vector<SkippedRange> &Inactive) {
+                            const std::vector<SkippedRange> &Inactive) {
   if (Inactive.empty())
     return;
   for (size_t U = 0; U < R.ThePlan.Units.size(); ++U) {
@@ -163,7 +134,8 @@ void refuseInactiveBranches(RunResult &R, const std::vector<PassFacts> &Facts,
       continue;
     ChangedNames C = changedNames(R, U, Facts);
     for (const SkippedRange &S : Inactive) {
-      bool Inside = llvm::any_of(C.Functions, [&](const SourceSpan &F) { return F.contains(S.Span.Begin); });
+      bool Inside = llvm::any_of(C.Functions,
+                                 [&](const SourceSpan &F) { return F.contains(S.Span.Begin); });
       auto Named = llvm::find_if(S.Names, [&](const std::string &N) {
         return C.Anywhere.count(N) || (Inside && C.Inside.count(N));
       });

@@ -4,11 +4,41 @@
 #include "clang/Basic/CharInfo.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
 
 using namespace clang;
 
 namespace tma {
+
+std::vector<std::string> identifiersOf(llvm::StringRef Text) {
+  std::vector<std::string> Out;
+  llvm::StringSet<> Seen;
+  size_t I = 0;
+  while (I < Text.size()) {
+    if (!clang::isAsciiIdentifierStart(Text[I])) {
+      // Skip a number whole: `0x1f` names nothing.
+      size_t J = I + 1;
+      if (clang::isDigit(Text[I]))
+        while (J < Text.size() && clang::isAsciiIdentifierContinue(Text[J]))
+          ++J;
+      I = J;
+      continue;
+    }
+    size_t J = I;
+    while (J < Text.size() && clang::isAsciiIdentifierContinue(Text[J]))
+      ++J;
+    if (Seen.insert(Text.slice(I, J)).second)
+      Out.push_back(Text.slice(I, J).str());
+    I = J;
+  }
+  return Out;
+}
+
+std::string simpleName(llvm::StringRef Spelling) {
+  std::vector<std::string> Ids = identifiersOf(Spelling.split('<').first);
+  return Ids.empty() ? std::string() : Ids.back();
+}
 
 std::string normalizePath(llvm::StringRef Path) {
   llvm::SmallString<256> Abs(Path);

@@ -1,4 +1,5 @@
 #include "tma/SkippedRanges.h"
+#include "tma/SourceText.h"
 
 #include <gtest/gtest.h>
 

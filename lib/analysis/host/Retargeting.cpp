@@ -161,7 +161,8 @@ private:
   std::vector<std::string> otherUnitsSpelling(const std::vector<std::string> &Names) {
     return otherUnitsWhere([&](const std::vector<std::string> &Files) {
       return llvm::all_of(Names, [&](const std::string &Name) {
-        return llvm::any_of(Files, [&](const std::string &F) { return F == "*" || spells(F, Name); });
+        return llvm::any_of(Files,
+                            [&](const std::string &F) { return F == "*" || spells(F, Name); });
       });
     });
   }

@@ -289,7 +289,8 @@ struct PassFacts {
   /// parameter or result) that this translation unit uses in a way the
   /// storage rule cannot classify: no unit may retarget them.
   std::vector<std::pair<std::string, Blocker>> StorageVetoes;
-  /// Inactive preprocessor branches that name what a rewrite may change.
+  /// The ranges this pass's preprocessor skipped in the user's files, each
+  /// with the changeable names it spells (SkippedRanges.h).
   std::vector<SkippedRange> Skipped;
 };
 

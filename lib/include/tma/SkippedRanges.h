@@ -28,7 +28,8 @@ namespace tma {
 std::vector<SkippedRange> skippedRanges(const clang::Preprocessor &PP, const PassFacts &Facts);
 /// The same from ranges a SkippedRecorder kept (the clang-tidy check, whose
 /// preprocessor has no detailed record).
-std::vector<SkippedRange> skippedRanges(const clang::SourceManager &SM, const clang::LangOptions &LO,
+std::vector<SkippedRange> skippedRanges(const clang::SourceManager &SM,
+                                        const clang::LangOptions &LO,
                                         llvm::ArrayRef<clang::SourceRange> Ranges,
                                         const PassFacts &Facts);
 
@@ -58,11 +59,5 @@ void refuseInactiveBranches(RunResult &R, const std::vector<PassFacts> &Facts,
 std::vector<SkippedRange> skippedByBoth(const std::vector<SkippedRange> &A,
                                         const std::vector<SkippedRange> &B);
 
-/// The identifiers of \p Text, in order, without repeats.
-std::vector<std::string> identifiersOf(llvm::StringRef Text);
-
-/// The last name of a qualified, templated spelling: "ns::k<1>" gives "k",
-/// "maps.device" gives "device".
-std::string simpleName(llvm::StringRef Spelling);
 
 } // namespace tma

@@ -56,6 +56,13 @@ public:
 /// file exists.
 std::string normalizePath(llvm::StringRef Path);
 
+/// The identifiers of \p Text, in order, without repeats.
+std::vector<std::string> identifiersOf(llvm::StringRef Text);
+
+/// The last name of a qualified, templated spelling: "ns::k<1>" gives "k",
+/// "maps.device" gives "device".
+std::string simpleName(llvm::StringRef Spelling);
+
 /// Whether normalised \p Path is \p Dir or lies below it (by whole path
 /// components: `/a/bc` is not under `/a/b`).
 bool isUnder(llvm::StringRef Path, llvm::StringRef Dir);

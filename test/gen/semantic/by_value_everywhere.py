@@ -11,7 +11,12 @@ path = sys.argv[-1]
 report = next(a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--report="))
 lines = open(path).read().split("\n")
 launches = {}
-DEVICE = r"(?:\(void \*\)&)?(?:[deq]_(\d+)|s_(\d+)\.p|a_(\d+)\[0\])"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from semantic import DEVICE_NAMES  # every spelling of the device copy
+
+DEVICE = r"(?:\(void \*\)&)?(?<![\w.])(?:" + "|".join(
+    re.escape(spelling.format(n="NUMBER")).replace("NUMBER", r"\d+")
+    for _, spelling in sorted(DEVICE_NAMES.values(), key=lambda v: -len(v[1]))) + r")(?![\w])"
 for i, line in enumerate(lines):
     if "// site " not in line:
         continue

@@ -19,23 +19,33 @@ sequence of
                 re-encoding, h = o; a const method, a `mutable` member, an
                 overloaded operator on a temporary, a call through a
                 function pointer the tool cannot resolve, a destructor at
-                the end of the block)
+                the end of the block or of a temporary, a conversion
+                operator; library wrappers, handles, structured bindings,
+                an inherited member, accessors of a global or a static;
+                std::fill_n and std::copy. Half the programs use only the
+                plain names and writers: PLAIN_WRITES)
   device-write  a word of d (DEVICE_WRITES: cudaMemset, a kernel given d, a
                 one-word cudaMemcpy, a memset behind a function pointer)
                 (a copy, a device write and a launch each reach d through
                 `d` or the program's other name for it, DEVICE_NAMES)
+  graph         a launch captured into a graph, a block, the replay (one
+                pack in four: the tool refuses some copies in a unit with
+                a graph)
   launch        k<<<1, 1>>>(d, out, SLOT);        (the kernel checksums its map;
                 LAUNCHES: the chevrons, cudaLaunchKernel with an argument
                 array, cudaLaunchKernelEx, a host launcher given d)
 
-  if/for       a block under `if (gate[j])` (with an else block) or
-                `for (i < gate[j])`, the gates read at run time (volatile),
-                nested two deep
+  if/for/...    a block under `if (gate[j])` (with an else block),
+                `for (i < gate[j])`, `switch (gate[j])` (case 0 falling
+                through to the default or not) or skipped by
+                `if (gate[j]) goto`, the gates read at run time (volatile),
+                nested two deep; `if (gate[j]) break;`, continue and an
+                early return (the cleanup, then return)
   held         a block whose work on a non-blocking stream (launches, a
                 kernel writing d, cudaMemcpyAsync from a pinned map that
-                `stage` refills from h) waits behind a kernel spinning on a
-                mapped flag, released (flag set, stream synchronised) at
-                the block's end
+                `stage` refills from h, a host function writing a word of
+                h) waits behind a kernel spinning on a mapped flag,
+                released (flag set, stream synchronised) at the block's end
 
 that starts with a copy from h and holds at least one launch, and ends with
 cudaFree(d). A launch writes its checksum to out[slot++], so one in a loop
@@ -45,11 +55,12 @@ into one translation unit and a run of the tool costs one parse.
 The model runs a program abstractly, in stream order (one stream here, so
 the order in which the statements run, the gates known): it keeps the host maps H and O, the device copy D and the
 value S the last copy into D read, as word tuples; a copy sets D = S = its
-source, a host write changes H (a destructor's at the end of its block, the
-last declared first), a device write changes D, and a launch
-records what the kernel reads in the original (D), what a by-value launch
-would read (H or O at the launch call) and what a snapshot would read (the
-copy taken where D was last copied into: S).
+source, a host write changes H (a destructor's where its block is left: its
+end, a jump, a return; the last declared first), a device write changes D,
+and a launch records what the kernel reads in the original (D; a held
+launch's when the stream is released, a captured one's at the replay), what
+a by-value launch would read (H or O at the launch call) and what a
+snapshot would read (the copy taken where D was last copied into: S).
 
 The oracle reads each launch's form from the tool's JSON report (the
 descriptor's `launches[]`, found by line: by value with the host map it
@@ -82,8 +93,15 @@ WORDS = 16
 
 PRELUDE = r'''#include <cuda.h>
 #include <cuda_runtime.h>
+#include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <optional>
+#include <tuple>
+#include <utility>
 
 static void fill(CUtensorMap *m, unsigned long long seed) {
   for (int i = 0; i < 16; ++i)
@@ -155,7 +173,47 @@ HOST_WRITES = {
     "destructor": ("struct Restore_{n} {{\n  CUtensorMap *m;\n  int w;\n  unsigned long long v;\n"
                    "  ~Restore_{n}() {{ m->opaque[w] = v; }}\n}};\n",
                    "", "Restore_{n} g{s}_{n}{{&h_{n}, {w}, {v:#x}ull}};"),
+    # Names of the map the library holds: wrappers, handles, bindings.
+    "reference-wrapper": ("", "  std::reference_wrapper<CUtensorMap> rw_{n} = std::ref(h_{n});\n",
+                          "rw_{n}.get().opaque[{w}] = {v:#x}ull;"),
+    "pair": ("", "  std::pair<CUtensorMap *, int> pr_{n}{{&h_{n}, 0}};\n", "pr_{n}.first->opaque[{w}] = {v:#x}ull;"),
+    "tuple": ("", "  std::tuple<int, CUtensorMap &> tu_{n}{{0, h_{n}}};\n",
+              "std::get<1>(tu_{n}).opaque[{w}] = {v:#x}ull;"),
+    "optional": ("", "  std::optional<CUtensorMap *> op_{n} = &h_{n};\n", "(*op_{n})->opaque[{w}] = {v:#x}ull;"),
+    "std-array": ("", "  std::array<CUtensorMap *, 2> ar_{n}{{&o_{n}, &h_{n}}};\n",
+                  "ar_{n}[1]->opaque[{w}] = {v:#x}ull;"),
+    "void-handle": ("", "  void *vh_{n} = &h_{n};\n", "static_cast<CUtensorMap *>(vh_{n})->opaque[{w}] = {v:#x}ull;"),
+    "integer-handle": ("", "  std::uintptr_t ih_{n} = reinterpret_cast<std::uintptr_t>(&h_{n});\n",
+                       "reinterpret_cast<CUtensorMap *>(ih_{n})->opaque[{w}] = {v:#x}ull;"),
+    "binding": ("", "  auto [bm_{n}, bk_{n}] = std::pair<CUtensorMap *, int>(&h_{n}, 0);\n",
+                "bm_{n}->opaque[{w}] = {v:#x}ull;"),
+    "binding-reference": ("struct Ref_{n} {{\n  CUtensorMap &m;\n}};\n", "  auto [rb_{n}] = Ref_{n}{{h_{n}}};\n",
+                          "rb_{n}.opaque[{w}] = {v:#x}ull;"),
+    "inherited": ("struct Base_{n} {{\n  CUtensorMap *m;\n}};\nstruct Derived_{n} : Base_{n} {{\n  int k;\n}};\n",
+                  "  Derived_{n} dv_{n}{{{{&h_{n}}}, 0}};\n", "dv_{n}.m->opaque[{w}] = {v:#x}ull;"),
+    "lambda-pointer": ("", "  auto setp_{n} = [p = &h_{n}](int w, unsigned long long v) {{ p->opaque[w] = v; }};\n",
+                       "setp_{n}({w}, {v:#x}ull);"),
+    "global-accessor": ("static CUtensorMap *g_{n};\nstatic CUtensorMap *&global_{n}() {{ return g_{n}; }}\n",
+                        "  global_{n}() = &h_{n};\n", "global_{n}()->opaque[{w}] = {v:#x}ull;"),
+    "static-accessor": ("static CUtensorMap *&kept_{n}() {{\n  static CUtensorMap *p;\n  return p;\n}}\n",
+                        "  kept_{n}() = &h_{n};\n", "kept_{n}()->opaque[{w}] = {v:#x}ull;"),
+    # Code that runs implicitly: a temporary's destructor at the end of the
+    # full expression, a conversion operator.
+    "temporary": ("struct Poke_{n} {{\n  CUtensorMap *m;\n  int w;\n  unsigned long long v;\n"
+                  "  ~Poke_{n}() {{ m->opaque[w] = v; }}\n}};\n",
+                  "", "Poke_{n}{{&h_{n}, {w}, {v:#x}ull}};"),
+    "conversion": ("struct Handle_{n} {{\n  CUtensorMap *m;\n  operator CUtensorMap *() const {{ return m; }}\n}};\n"
+                   "static void put_{n}(CUtensorMap *m, int w, unsigned long long v) {{ m->opaque[w] = v; }}\n",
+                   "  const Handle_{n} hd_{n}{{&h_{n}}};\n", "put_{n}(hd_{n}, {w}, {v:#x}ull);"),
+    # Library algorithms.
+    "fill_n": ("", "", "std::fill_n(&h_{n}.opaque[{w}], 1, {v:#x}ull);"),
+    "copy": ("", "", "{{ const unsigned long long v[1] = {{{v:#x}ull}}; std::copy(v, v + 1, &h_{n}.opaque[{w}]); }}"),
 }
+# The writers and names of half the programs: each row of the others makes
+# most programs that use it refused, and a refused program tells nothing
+# about the rewrites.
+PLAIN_WRITES = ["assign", "pointer", "reference", "lambda", "helper", "memcpy", "memset", "re-encode",
+                "assign-map", "fill_n", "copy"]
 # Host writes that happen at the end of the block they are written in.
 AT_BLOCK_END = {"destructor"}
 # Writes of the device copy: a memset of one word, a kernel that writes a
@@ -208,7 +266,36 @@ DEVICE_NAMES = {
     "pointer-reference": ("  CUtensorMap *&q_{n} = d_{n};\n", "q_{n}"),
     "member": ("  struct {{ CUtensorMap *p; }} s_{n} = {{d_{n}}};\n", "s_{n}.p"),
     "array": ("  CUtensorMap *a_{n}[1] = {{d_{n}}};\n", "a_{n}[0]"),
+    "pair": ("  std::pair<CUtensorMap *, int> dp_{n}{{d_{n}, 0}};\n", "dp_{n}.first"),
+    "tuple": ("  std::tuple<int, CUtensorMap *> dt_{n}{{0, d_{n}}};\n", "std::get<1>(dt_{n})"),
+    "optional": ("  std::optional<CUtensorMap *> od_{n} = d_{n};\n", "(*od_{n})"),
+    "std-array": ("  std::array<CUtensorMap *, 1> da_{n}{{d_{n}}};\n", "da_{n}[0]"),
+    "reference-wrapper": ("  std::reference_wrapper<CUtensorMap *> dr_{n} = std::ref(d_{n});\n", "dr_{n}.get()"),
+    "binding": ("  auto [db_{n}, dk_{n}] = std::pair<CUtensorMap *, int>(d_{n}, 0);\n", "db_{n}"),
+    "inherited": ("  struct DBase_{n} {{ CUtensorMap *p; }};\n  struct DHolder_{n} : DBase_{n} {{ int k; }};\n"
+                  "  DHolder_{n} dh_{n}{{{{d_{n}}}, 0}};\n", "dh_{n}.p"),
+    "static-accessor": ("  device_{n}() = d_{n};\n", "device_{n}()"),
 }
+PLAIN_DEVICE_NAMES = ["d", "alias", "pointer-reference", "member", "array"]
+# File-scope code a device name needs.
+DEVICE_NAME_CODE = {
+    "static-accessor": "static CUtensorMap *&device_{n}() {{\n  static CUtensorMap *p;\n  return p;\n}}\n",
+}
+
+
+class Break(Exception):
+    pass
+
+
+class Continue(Exception):
+    pass
+
+
+class Return(Exception):
+    pass
+
+
+JUMPS = {"break": Break, "continue": Continue, "return": Return}
 
 
 class Program:
@@ -223,11 +310,18 @@ class Program:
         self.seed = rng.randrange(1, 1 << 32)
         self.other_seed = rng.randrange(1, 1 << 32)
         self.gates = []  # the run-time values of the program's if and for statements
-        self.device_name = rng.choice(list(DEVICE_NAMES))
+        plain = rng.randrange(2)
+        self.writes = PLAIN_WRITES if plain else list(HOST_WRITES)
+        self.device_name = rng.choice(PLAIN_DEVICE_NAMES if plain else list(DEVICE_NAMES))
+        # The tool refuses some copies in a translation unit with a graph,
+        # so one pack in four has them (the pack is the default 25).
+        self.graph_allowed = n // 25 % 4 == 3
         self.sites = 0
         self.serial = 0  # numbers the statements that declare something
         self.holds = self.held_pokes = False  # has held blocks; pokes on the held stream
-        self.body = [("copy", "h", "d", "cudaMemcpy")] + self.block(0, rng.randint(2, 8))
+        self.callbacks = self.graphs = False  # host functions on the held stream; captured launches
+        self.in_graph = 0  # the depth of graph blocks around the block being made
+        self.body = [("copy", "h", "d", "cudaMemcpy")] + self.block(0, rng.randint(2, 8), False, False)
         if not self.sites:
             self.body.append(self.launch())
         del self.rng
@@ -243,42 +337,72 @@ class Program:
         """The name a statement reaches the device copy by."""
         return self.rng.choice(("d", self.device_name))
 
-    def block(self, depth, length, held=False):
-        """A random statement list; an if, a for or a held block nests
-        another (depth 2 at most). In a held block, work on the held stream
-        (HELD) is queued until the block's end releases it."""
+    def gate(self, values):
+        """A new run-time condition, its value chosen now."""
+        self.gates.append(self.rng.randrange(values))
+        return len(self.gates) - 1
+
+    def block(self, depth, length, held, in_loop):
+        """A random statement list; an if, a switch, a for, a block a goto
+        may skip or a held block nests another (depth 2 at most). In a held
+        block, work on the held stream (HELD) is queued until the block's
+        end releases it, and no jump leaves it (the release must run); a
+        break or continue is written only where it leaves a loop."""
         rng, out = self.rng, []
         for _ in range(length):
             kinds = ["copy", "copy", "write", "write", "write", "launch", "launch", "launch",
                      "device-write", "copy-other"]
             if depth < 2:
-                kinds += ["if", "for"] + ([] if held else ["held"])
+                kinds += ["if", "for", "switch", "goto"] + ([] if held else ["held"])
+                kinds += ["graph"] if self.graph_allowed and not held else []
             if held:
-                kinds += ["held-copy", "held-poke", "held-launch", "held-launch", "stage"]
+                kinds += ["held-copy", "held-poke", "held-launch", "held-launch", "stage", "held-callback"]
+            else:
+                kinds += ([] if self.in_graph else ["return"]) + (["break", "continue"] if in_loop else [])
             kind = rng.choice(kinds)
             if kind in ("copy", "copy-other"):
                 out.append(("copy", "h" if kind == "copy" else "o", self.device(),
                             rng.choice(list(COPIES))))
             elif kind == "write":
                 self.serial += 1
-                out.append(("write", rng.choice(list(HOST_WRITES)), rng.randrange(WORDS),
+                out.append(("write", rng.choice(self.writes), rng.randrange(WORDS),
                             rng.randrange(1, 1 << 64), rng.randrange(1, 256), self.serial))
             elif kind == "device-write":
                 out.append(("device-write", rng.choice(list(DEVICE_WRITES)), rng.randrange(WORDS),
                             rng.randrange(1, 1 << 64), rng.randrange(1, 256), self.device()))
             elif kind == "if":
-                self.gates.append(rng.randrange(2))
-                gate = len(self.gates) - 1
-                then = self.block(depth + 1, rng.randint(1, 3), held)
-                other = self.block(depth + 1, rng.randint(0, 2), held)
+                gate = self.gate(2)
+                then = self.block(depth + 1, rng.randint(1, 3), held, in_loop)
+                other = self.block(depth + 1, rng.randint(0, 2), held, in_loop)
                 out.append(("if", gate, then, other))
+            elif kind == "switch":
+                # case 0, then (falling through or not) the default; a
+                # break in a case would leave the switch, so none is written.
+                gate = self.gate(3)
+                first = self.block(depth + 1, rng.randint(1, 3), held, False)
+                second = self.block(depth + 1, rng.randint(0, 2), held, False)
+                out.append(("switch", gate, first, second, rng.randrange(2)))
+            elif kind == "goto":
+                out.append(("goto", self.gate(2), self.block(depth + 1, rng.randint(1, 3), held, in_loop)))
+            elif kind in ("break", "continue", "return"):
+                out.append((kind, self.gate(2)))
             elif kind == "for":
-                self.gates.append(rng.randrange(3))
-                gate = len(self.gates) - 1
-                out.append(("for", gate, self.block(depth + 1, rng.randint(1, 3), held)))
+                gate = self.gate(3)
+                out.append(("for", gate, self.block(depth + 1, rng.randint(1, 3), held, True)))
             elif kind == "held":
                 self.holds = True
-                out.append(("held", self.block(depth + 1, rng.randint(2, 5), True)))
+                out.append(("held", self.block(depth + 1, rng.randint(2, 5), True, False)))
+            elif kind == "held-callback":
+                self.callbacks = True
+                out.append(("held-callback", rng.randrange(WORDS), rng.randrange(1, 1 << 64)))
+            elif kind == "graph":
+                # A launch captured into a graph, the block, and the replay.
+                self.sites += 1
+                self.graphs = True
+                site, dn = self.sites - 1, self.device()
+                self.in_graph += 1  # no return skips the replay
+                out.append(("graph", site, dn, self.block(depth + 1, rng.randint(1, 3), held, False)))
+                self.in_graph -= 1
             elif kind == "held-copy":
                 out.append(("held-copy", self.device()))
             elif kind == "held-poke":
@@ -300,12 +424,23 @@ class Program:
         env = {"h": fill(self.seed), "o": fill(self.other_seed), "d": None, "s": None}
         env["p"] = env["h"]  # the pinned staging map, a copy of h when made
         env["queue"] = []  # work on the held stream, run when it is released
-        self.run(self.body, env)
+        try:
+            self.run(self.body, env)
+        except Return:
+            pass
 
     def run(self, block, env):
         """Runs a block; the writes of the destructors of the objects it
-        declares happen at its end, the last declared first."""
+        declares happen where it is left (its end, a jump, a return), the
+        last declared first."""
         at_end = []
+        try:
+            self.run_statements(block, env, at_end)
+        finally:
+            for st in reversed(at_end):
+                self.write_host(st, env)
+
+    def run_statements(self, block, env, at_end):
         for st in block:
             if st[0] == "copy":
                 env["d"] = env["s"] = env[st[1]]
@@ -324,19 +459,40 @@ class Program:
                 record = self.record(st[1], env)
                 record["original"] = None  # what D holds when the stream runs it
                 env["queue"].append(st[:1] + (record,))
-            elif st[0] in ("held-copy", "held-poke"):
+            elif st[0] in ("held-copy", "held-poke", "held-callback"):
                 env["queue"].append(st)
+            elif st[0] == "graph":
+                # The captured launch's arguments are taken at the capture;
+                # the kernel reads D when the graph is replayed.
+                record = self.record(st[1], env)
+                self.run(st[3], env)
+                record["original"] = checksum(env["d"])
             elif st[0] == "stage":
                 env["p"] = env["h"]
             elif st[0] == "if":
                 self.run(st[2] if self.gates[st[1]] else st[3], env)
             elif st[0] == "for":
                 for _ in range(self.gates[st[1]]):
+                    try:
+                        self.run(st[2], env)
+                    except Continue:
+                        continue
+                    except Break:
+                        break
+            elif st[0] == "switch":
+                _, gate, first, second, falls = st
+                if self.gates[gate] == 0:
+                    self.run(first, env)
+                if self.gates[gate] != 0 or falls:
+                    self.run(second, env)
+            elif st[0] == "goto":
+                if not self.gates[st[1]]:
                     self.run(st[2], env)
+            elif st[0] in JUMPS:
+                if self.gates[st[1]]:
+                    raise JUMPS[st[0]]()
             else:
                 self.record(st[1], env)
-        for st in reversed(at_end):
-            self.write_host(st, env)
 
     def record(self, site, env):
         """A launch of `site`: what the original reads (D now; a held
@@ -357,6 +513,9 @@ class Program:
             elif st[0] == "held-poke":
                 _, w, v, _ = st
                 env["d"] = env["d"][:w] + (v,) + env["d"][w + 1:]
+            elif st[0] == "held-callback":
+                _, w, v = st
+                env["h"] = env["h"][:w] + (v,) + env["h"][w + 1:]
             else:
                 st[1]["original"] = checksum(env["d"])
         env["queue"] = []
@@ -410,6 +569,38 @@ class Program:
                              f"  // site {st[1]}")
             elif st[0] == "stage":
                 lines.append(f"{pad}*pin_{n} = h_{n};")
+            elif st[0] == "held-callback":
+                _, w, v = st
+                lines.append(f"{pad}cudaLaunchHostFunc(st_{n}, later_{n}, new Later_{n}{{&h_{n}, {w}, {v:#x}ull}});")
+            elif st[0] == "graph":
+                _, site, dn, body = st
+                lines += [f"{pad}{{", f"{pad}  cudaStream_t cs;", f"{pad}  cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);",
+                          f"{pad}  cudaGraph_t g;", f"{pad}  cudaGraphExec_t ge;",
+                          f"{pad}  cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal);",
+                          f"{pad}  k_{n}<<<1, 1, 0, cs>>>({self.spell(dn)}, out, slot_{n}++);  // site {site}",
+                          f"{pad}  cudaStreamEndCapture(cs, &g);", f"{pad}  cudaGraphInstantiate(&ge, g, 0);"]
+                lines += self.statements(body, indent + 1)
+                lines += [f"{pad}  cudaGraphLaunch(ge, 0);", f"{pad}  cudaStreamSynchronize(0);",
+                          f"{pad}  cudaGraphExecDestroy(ge);", f"{pad}  cudaGraphDestroy(g);",
+                          f"{pad}  cudaStreamDestroy(cs);", f"{pad}}}"]
+            elif st[0] == "switch":
+                _, gate, first, second, falls = st
+                lines += [f"{pad}switch (gate_{n}[{gate}]) {{", f"{pad}case 0: {{"]
+                lines += self.statements(first, indent + 1)
+                lines += [f"{pad}}}", f"{pad}  " + ("[[fallthrough]];" if falls else "break;"),
+                          f"{pad}default: {{"]
+                lines += self.statements(second, indent + 1)
+                lines += [f"{pad}}}", f"{pad}}}"]
+            elif st[0] == "goto":
+                lines += [f"{pad}if (gate_{n}[{st[1]}])", f"{pad}  goto skip_{n}_{st[1]};", f"{pad}{{"]
+                lines += self.statements(st[2], indent + 1)
+                lines += [f"{pad}}}", f"{pad}skip_{n}_{st[1]}:;"]
+            elif st[0] in ("break", "continue"):
+                lines += [f"{pad}if (gate_{n}[{st[1]}])", f"{pad}  {st[0]};"]
+            elif st[0] == "return":
+                lines.append(f"{pad}if (gate_{n}[{st[1]}]) {{")
+                lines += [pad + line for line in self.cleanup()]
+                lines += [f"{pad}  return;", f"{pad}}}"]
             elif st[0] == "for":
                 i = f"i{st[1]}"
                 lines.append(f"{pad}for (int {i} = 0; {i} < gate_{n}[{st[1]}]; ++{i}) {{")
@@ -418,6 +609,15 @@ class Program:
             else:
                 _, site, dn, how = st
                 lines.append(pad + LAUNCHES[how][1].format(n=n, dn=self.spell(dn)) + f"  // site {site}")
+        return lines
+
+    def cleanup(self):
+        """The program's last statements, and an early return's."""
+        n = self.n
+        lines = ["  cudaDeviceSynchronize();", f"  cudaFree(d_{n});"]
+        if self.holds:
+            lines += [f"  cudaStreamDestroy(st_{n});", f"  cudaFreeHost(pin_{n});",
+                      f"  cudaFreeHost((void *)flag_{n});"]
         return lines
 
     def spell(self, name):
@@ -429,8 +629,11 @@ class Program:
             if st[0] == "if":
                 yield from self.walk(st[2])
                 yield from self.walk(st[3])
-            elif st[0] in ("for", "held"):
+            elif st[0] in ("for", "held", "goto", "graph"):
                 yield from self.walk(st[-1])
+            elif st[0] == "switch":
+                yield from self.walk(st[2])
+                yield from self.walk(st[3])
 
     def source(self):
         n = self.n
@@ -454,21 +657,23 @@ class Program:
         if decls:
             lines.append(decls.rstrip("\n"))
         lines += self.statements(self.body, 1)
-        lines += ["  cudaDeviceSynchronize();", f"  cudaFree(d_{n});"]
-        if self.holds:
-            lines += [f"  cudaStreamDestroy(st_{n});", f"  cudaFreeHost(pin_{n});",
-                      f"  cudaFreeHost((void *)flag_{n});"]
+        lines += self.cleanup()
         lines += ["}", ""]
         # The gates are read at run time (volatile): the tool cannot know them.
         head = ""
         if self.gates:
             head += f"static volatile int gate_{n}[] = {{{', '.join(map(str, self.gates))}}};\n"
         head += "".join(HOST_WRITES[k][0].format(n=n) for k in HOST_WRITES if k in used)
+        head += DEVICE_NAME_CODE.get(self.device_name, "").format(n=n)
         device_used = {st[1] for st in stmts if st[0] == "device-write"}
         launch_forms = {st[3] for st in stmts if st[0] == "launch"}
         head += "".join(LAUNCHES[k][0].format(n=n) for k in LAUNCHES if k in launch_forms)
         if self.held_pokes:
             device_used.add("kernel")
+        if self.callbacks:
+            head += (f"struct Later_{n} {{\n  CUtensorMap *m;\n  int w;\n  unsigned long long v;\n}};\n"
+                     f"static void CUDART_CB later_{n}(void *p) {{\n  Later_{n} *l = static_cast<Later_{n} *>(p);\n"
+                     f"  l->m->opaque[l->w] = l->v;\n  delete l;\n}}\n")
         head += "".join(DEVICE_WRITES[k][0].format(n=n) for k in DEVICE_WRITES if k in device_used)
         return KERNEL.format(n=n) + head + "\n".join(lines)
 

@@ -55,6 +55,12 @@ static const DiagInfo Table[] = {
      "build, so nothing for this descriptor is changed",
      "make the change by hand in every configuration, or run the tool with "
      "flags that make the branch active and check both"},
+    {DiagID::OutsideBuild, "tma-112", Severity::Warning,
+     "a file the rewrite would change is read by a build outside the run "
+     "and the compile database that cannot be checked; nothing for this "
+     "descriptor is changed",
+     "add that build to the compile database (or give the flags it needs "
+     "after --), or narrow the source root with --in-root"},
     {DiagID::NotWritable, "tma-202", Severity::Error,
      "a file the rewrite would change is read-only; nothing for this "
      "descriptor is changed",

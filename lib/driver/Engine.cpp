@@ -3,6 +3,7 @@
 #include "tma/ErrorContainment.h"
 #include "tma/FactsCache.h"
 #include "tma/Format.h"
+#include "tma/OutsideBuilds.h"
 #include "tma/Output.h"
 #include "tma/Prefilter.h"
 #include "tma/SideParse.h"
@@ -10,6 +11,7 @@
 #include "tma/SourceText.h"
 
 #include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticLex.h"
 #include "clang/Frontend/ASTUnit.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/Tooling.h"
@@ -185,15 +187,19 @@ static std::string parseForNewError(const TUStatus &TU,
   return std::string();
 }
 
+/// Whether \p TU reads one of the files of \p Edits.
+static bool touches(const TUStatus &TU, const std::map<std::string, std::vector<TextEdit>> &Edits) {
+  return llvm::any_of(Edits, [&](const auto &KV) {
+    return KV.first == TU.File || llvm::is_contained(TU.Deps, KV.first);
+  });
+}
+
 /// New errors in any TU that reads an edited file.
 static std::string newErrorInRun(const RunResult &R,
                                  const std::map<std::string, std::vector<TextEdit>> &Edits,
                                  const EngineOptions &Opts, unsigned &Parses) {
   auto NewErrorIn = [&](const TUStatus &TU) {
-    bool Touched = llvm::any_of(Edits, [&](const auto &KV) {
-      return KV.first == TU.File || llvm::is_contained(TU.Deps, KV.first);
-    });
-    return TU.Failed || !Touched ? std::string() : newError(TU, R, Edits, Opts, Parses);
+    return TU.Failed || !touches(TU, Edits) ? std::string() : newError(TU, R, Edits, Opts, Parses);
   };
   for (const TUStatus &TU : R.TUs)
     if (std::string Err = NewErrorIn(TU); !Err.empty())
@@ -201,6 +207,14 @@ static std::string newErrorInRun(const RunResult &R,
   for (const TUStatus &TU : R.OutsideUnits)
     if (std::string Err = NewErrorIn(TU); !Err.empty())
       return Err + ", in '" + TU.File + "', a unit of the compile database that is not in this run";
+  for (const TUStatus &TU : R.OutsideBuilds) {
+    if (!touches(TU, Edits))
+      continue;
+    if (std::string Err = newError(TU, R, Edits, Opts, Parses); !Err.empty())
+      return Err + ", in '" + TU.File +
+             "', a source under the source root that the compile database does not build "
+             "(checked with the default flags)";
+  }
   return std::string();
 }
 
@@ -525,10 +539,86 @@ static void addOutsideUnits(RunResult &R, const EngineOptions &Opts) {
   }
 }
 
+/// The first error of \p Errors that ends clang's parse where an include
+/// cannot be found: what follows it is not checked.
+static const CompilerError *includeNotFound(const std::vector<CompilerError> &Errors) {
+  for (const CompilerError &E : Errors)
+    if (E.DiagID == clang::diag::err_pp_file_not_found)
+      return &E;
+  return nullptr;
+}
+
+/// Refuses every live unit that edits one of \p Files with the reason
+/// \p Make gives for the file.
+template <typename MakeBlocker>
+static void refuseUnitsEditing(RunResult &R, const std::vector<std::string> &Files,
+                               MakeBlocker Make) {
+  for (size_t U = 0; U < R.ThePlan.Units.size(); ++U) {
+    if (R.ThePlan.Units[U].Refused)
+      continue;
+    for (const TextEdit &E : R.ThePlan.Units[U].Edits)
+      if (llvm::is_contained(Files, E.File)) {
+        R.ThePlan.refuseUnit(U, Make(E.File));
+        break;
+      }
+  }
+}
+
+/// Issue 33: the sources under the root that neither the run nor the
+/// database builds and that read an edited file (other programs, other
+/// Makefiles), each parsed as it is with the default flags and verified
+/// with the edits like the run's own units. One that cannot be checked with
+/// those flags (an include not found ends clang's parse) refuses the edits
+/// it reads (tma-112): a build the run does not see must not be broken.
+static void addOutsideBuilds(RunResult &R, const EngineOptions &Opts) {
+  std::map<std::string, std::vector<TextEdit>> All = R.ThePlan.editsByFile();
+  if (!Opts.CheckRootBuilds || Opts.InRoot.empty() || All.empty())
+    return;
+  std::set<std::string> Known = Opts.DatabaseUnits;
+  for (const TUStatus &TU : R.TUs)
+    Known.insert(TU.File);
+  std::vector<std::string> Edited;
+  for (const auto &KV : All)
+    Edited.push_back(KV.first);
+  RootIncluders Found = sourcesIncluding(Opts.InRoot, Opts.BuildTree, Edited, Known);
+  if (!Found.Complete) {
+    refuseUnitsEditing(R, Edited, [&](const std::string &File) {
+      return blockerFor(ReasonID::EngineRootTooLarge,
+                        {File, Opts.InRoot, std::to_string(Found.FilesRead - 1)}, {});
+    });
+    return;
+  }
+  for (const std::string &Source : Found.Sources) {
+    TUStatus TU;
+    TU.File = Source;
+    TU.Compile = Opts.Compile;
+    bool Spells = false;
+    std::optional<std::vector<std::string>> Reads = userFilesOf(Source, Opts.Compile, Spells);
+    for (const std::string &F : Edited)
+      if (!Reads || llvm::is_contained(*Reads, F))
+        TU.Deps.push_back(F);
+    if (TU.Deps.empty())
+      continue; // it includes another file of the same name
+    auto [Device, Host] = runBothSides(Source, {}, Opts.Compile, Opts, /*Analyze=*/false,
+                                       PreambleUse::None);
+    R.VerifyParses += 2;
+    TU.Errors = bothSidesErrors(Device, Host);
+    if (const CompilerError *E = includeNotFound(TU.Errors)) {
+      std::string Where = E->Where.File + ":" + std::to_string(E->Where.Line) + ": " + E->Message;
+      refuseUnitsEditing(R, TU.Deps, [&](const std::string &File) {
+        return blockerFor(ReasonID::EngineOutsideBuildUnchecked, {File, Source, Where}, {});
+      });
+      continue;
+    }
+    R.OutsideBuilds.push_back(std::move(TU));
+  }
+}
+
 /// Step 3: all units together first; when that fails, each on its own, then
 /// the survivors together again.
 static void verifyUnits(RunResult &R, const EngineOptions &Opts) {
   addOutsideUnits(R, Opts);
+  addOutsideBuilds(R, Opts);
   for (int Round = 0; Round < 3; ++Round) {
     auto All = R.ThePlan.editsByFile();
     if (All.empty())

@@ -146,11 +146,20 @@ static void mergeBuffer(MergedFacts &M, const DeviceBuffer &B) {
     if (!llvm::is_contained(It->second.Storages, K))
       It->second.Storages.push_back(K);
   for (const HostUse &U : B.Uses) {
-    bool Seen = llvm::any_of(It->second.Uses, [&](const HostUse &X) {
+    auto Seen = llvm::find_if(It->second.Uses, [&](const HostUse &X) {
       return X.Kind == U.Kind && X.Where == U.Where;
     });
-    if (!Seen)
+    if (Seen == It->second.Uses.end()) {
       It->second.Uses.push_back(U);
+      continue;
+    }
+    // One declaration seen by several units (an upload helper in a header):
+    // each unit adds the edits of its own callers (`CUtensorMap *d =
+    // upload(h)` loses its '*' in every unit that calls it, issue 33).
+    if (U.Kind == HostUseKind::Declaration)
+      for (const TextEdit &E : U.Removal)
+        if (!llvm::is_contained(Seen->Removal, E))
+          Seen->Removal.push_back(E);
   }
 }
 

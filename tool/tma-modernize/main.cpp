@@ -366,6 +366,7 @@ static void collectInputs(CliOptions &O, const CompileDatabase &DB, std::vector<
   O.Engine.Analysis.UnitsKnown = true;
   for (const std::string &F : DB.Commands->getAllFiles()) {
     std::string Unit = normalizePath(F);
+    O.Engine.DatabaseUnits.insert(Unit);
     auto It = InRun.find(Unit);
     CompileOptions C = It != InRun.end() ? It->second : inputFor(F, O, DB).Compile;
     bool Spells = false;

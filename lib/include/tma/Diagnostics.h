@@ -20,6 +20,7 @@ enum class DiagID {
   Conflict,           // tma-109
   VerifyFailed,       // tma-110
   InactiveBranch,     // tma-111
+  OutsideBuild,       // tma-112
   NotWritable,        // tma-202
   WriteFailed,        // tma-203
   ParseError,         // tma-201

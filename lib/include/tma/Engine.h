@@ -49,6 +49,13 @@ struct EngineOptions {
   /// with their flags. One that reads an edited file is verified with the
   /// edits as the run's own units are.
   std::map<std::string, CompileOptions> UnitsOutsideRun;
+  /// Every translation unit of the compile database (normalised); empty
+  /// without one.
+  std::set<std::string> DatabaseUnits;
+  /// Issue 33: sources under InRoot that neither the run nor the database
+  /// builds and that include an edited file (OutsideBuilds.h) are verified
+  /// with the edits, with the default flags (Compile).
+  bool CheckRootBuilds = true;
 };
 
 /// One translation unit of a run: how it went.
@@ -88,6 +95,10 @@ struct RunResult {
   /// Units of the database outside the run that read an edited file, with
   /// their original errors: verified too (EngineOptions::UnitsOutsideRun).
   std::vector<TUStatus> OutsideUnits;
+  /// Sources under the root that neither the run nor the database builds
+  /// and that include an edited file, parsed with the default flags
+  /// (EngineOptions::CheckRootBuilds): verified too.
+  std::vector<TUStatus> OutsideBuilds;
   std::string FormatStyle;               // EngineOptions::FormatStyle
   std::vector<std::string> FormatErrors; // files whose edits could not be formatted
 };

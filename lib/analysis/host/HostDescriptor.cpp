@@ -63,7 +63,18 @@ HostRefKind classifyHostRef(const DeclRefExpr *R, ParentMap &PM) {
       }
     return HostRefKind::Write;
   }
-  return HostRefKind::Write;
+  // An assignment, compound or not, writes where it is.
+  if (isa<BinaryOperator>(P))
+    return HostRefKind::Write;
+  // A lambda's capture: its uses are in the body, where the lambda rules
+  // look.
+  if (isa<LambdaExpr>(P))
+    return HostRefKind::Read;
+  // Closed world (issue 41): a use no row above classifies (an aggregate's
+  // reference member bound to it, `Ref{h}`, and a structured binding of
+  // that; a conditional lvalue) may make another name for the object,
+  // through which it may change at any later time.
+  return HostRefKind::AddressEscapes;
 }
 
 /// `&h`, `&s.map`, `&maps[1]`: an lvalue with no side effects whose value

@@ -184,9 +184,28 @@ ObjectUse ObjectReach::objectUse(const Expr *LV, const FunctionDecl *Fn, unsigne
                 "the return of '" + Fn->getNameAsString() + "'");
   if (isa<LambdaExpr>(P))
     return make(Effect::Read, P); // a capture's initialiser: its uses are in the body
-  if (isa<InitListExpr>(P))
-    return make(Effect::Read, P);
+  if (isa<InitListExpr, CXXParenListInitExpr>(P))
+    return aggregateElementUse(cast<Expr>(P));
   return make(Effect::Write, P);
+}
+
+/// The object is an element of an aggregate's initialiser: a copy into a
+/// value member or a const reference reads it; a member that is a
+/// non-const reference (`struct Ref { CUtensorMap &m; }; Ref{h}`, and a
+/// structured binding of it) is another name for it that the proof does
+/// not follow (issue 41: an unfollowed name is a write at any later time).
+/// Any such member counts, whichever element the object initialises.
+ObjectUse ObjectReach::aggregateElementUse(const Expr *Init) {
+  const auto *RD = Init->getType()->getAsRecordDecl();
+  if (!RD)
+    return make(Effect::Read, Init); // an array of values
+  for (const FieldDecl *F : RD->fields()) {
+    QualType T = F->getType();
+    if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified())
+      return make(Effect::Escape, Init, "'" + RD->getNameAsString() + "::" +
+                                            F->getNameAsString() + "'");
+  }
+  return make(Effect::Read, Init);
 }
 
 /// `h` converted to `const CUtensorMap` (lvalue): bound to a const

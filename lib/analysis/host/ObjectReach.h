@@ -114,6 +114,8 @@ private:
                       const clang::FunctionDecl *Fn, unsigned Depth, bool DevicePointer);
   ObjectUse objectUse(const clang::Expr *LV, const clang::FunctionDecl *Fn, unsigned Depth,
                       bool DevicePointer);
+  /// The object initialises an element of aggregate \p Init (ObjectReach.cpp).
+  ObjectUse aggregateElementUse(const clang::Expr *Init);
   ObjectUse objectUseOfConst(const clang::Expr *E, const clang::FunctionDecl *Fn, unsigned Depth,
                              bool DevicePointer);
   ObjectUse pointerUse(const clang::Expr *PV, const clang::FunctionDecl *Fn, unsigned Depth,

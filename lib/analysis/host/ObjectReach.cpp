@@ -186,7 +186,7 @@ ObjectUse ObjectReach::objectUse(const Expr *LV, const FunctionDecl *Fn, unsigne
     return make(Effect::Read, P); // a capture's initialiser: its uses are in the body
   if (isa<InitListExpr, CXXParenListInitExpr>(P))
     return aggregateElementUse(cast<Expr>(P));
-  return make(Effect::Write, P);
+  return make(Effect::Escape, P, "a use the proof does not classify");
 }
 
 /// The object is an element of an aggregate's initialiser: a copy into a

@@ -1,5 +1,6 @@
 #include "tma/OutsideBuilds.h"
 
+#include "tma/Prefilter.h"
 #include "tma/SourceText.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -25,26 +26,12 @@ bool isCodeFile(llvm::StringRef Path) {
                             Ext);
 }
 
-/// The last path component of every `#include "..."` or `#include <...>` of
-/// \p Text.
+/// The last path component of every file \p Text includes; "*" for an
+/// include a macro computes (it may name any file).
 std::set<std::string> includedNames(llvm::StringRef Text) {
   std::set<std::string> Names;
-  llvm::SmallVector<llvm::StringRef, 0> Lines;
-  Text.split(Lines, '\n');
-  for (llvm::StringRef Line : Lines) {
-    Line = Line.ltrim();
-    if (!Line.consume_front("#"))
-      continue;
-    Line = Line.ltrim();
-    if (!Line.consume_front("include"))
-      continue;
-    Line = Line.ltrim();
-    if (Line.empty() || (Line.front() != '"' && Line.front() != '<'))
-      continue;
-    char Close = Line.front() == '"' ? '"' : '>';
-    llvm::StringRef Path = Line.drop_front().split(Close).first;
-    Names.insert(llvm::sys::path::filename(Path).str());
-  }
+  for (const IncludeLine &Include : includeLines(Text))
+    Names.insert(Include.Computed ? "*" : llvm::sys::path::filename(Include.Name).str());
   return Names;
 }
 
@@ -95,7 +82,7 @@ RootIncluders sourcesIncluding(const std::string &Root, const std::string &Build
     Grew = false;
     for (const auto &[File, Included] : Includes) {
       if (Reaching.count(File) ||
-          llvm::none_of(Included, [&](const std::string &N) { return Names.count(N); }))
+          llvm::none_of(Included, [&](const std::string &N) { return N == "*" || Names.count(N); }))
         continue;
       Reaching.insert(File);
       Grew |= Names.insert(llvm::sys::path::filename(File).str()).second;

@@ -104,30 +104,14 @@ bool walkUserFiles(const std::string &File, const CompileOptions &Compile, Prefi
       return false;
     }
     llvm::StringRef CurDir = llvm::sys::path::parent_path(Cur);
-    for (llvm::StringRef Rest = Text; !Rest.empty();) {
-      llvm::StringRef Line;
-      std::tie(Line, Rest) = Rest.split('\n');
-      llvm::StringRef L = Line.ltrim();
-      if (!L.consume_front("#"))
-        continue;
-      L = L.ltrim();
-      if (!(L.consume_front("include_next") || L.consume_front("include") ||
-            L.consume_front("import")))
-        continue;
-      L = L.ltrim();
-      if (L.empty())
-        continue;
-      char Open = L.front();
-      if (Open != '"' && Open != '<') {
+    for (const IncludeLine &Include : includeLines(Text)) {
+      if (Include.Computed) {
         R.Reason = "'" + Cur + "' has an include computed by a macro";
         return false;
       }
-      size_t Close = L.find(Open == '"' ? '"' : '>', 1);
-      if (Close == llvm::StringRef::npos)
-        continue;
-      llvm::StringRef Name = L.slice(1, Close);
+      llvm::StringRef Name = Include.Name;
       std::string Found;
-      if (Open == '"') {
+      if (!Include.Angled) {
         Found = existing(CurDir, Name);
         for (const std::string &D : Dirs.Quote)
           if (Found.empty())
@@ -144,6 +128,38 @@ bool walkUserFiles(const std::string &File, const CompileOptions &Compile, Prefi
   return true;
 }
 } // namespace
+
+std::vector<IncludeLine> includeLines(llvm::StringRef Text) {
+  std::vector<IncludeLine> Out;
+  for (llvm::StringRef Rest = Text; !Rest.empty();) {
+    llvm::StringRef Line;
+    std::tie(Line, Rest) = Rest.split('\n');
+    llvm::StringRef L = Line.ltrim();
+    if (!L.consume_front("#"))
+      continue;
+    L = L.ltrim();
+    if (!(L.consume_front("include_next") || L.consume_front("include") ||
+          L.consume_front("import")))
+      continue;
+    L = L.ltrim();
+    if (L.empty())
+      continue;
+    IncludeLine Include;
+    char Open = L.front();
+    if (Open != '"' && Open != '<') {
+      Include.Computed = true;
+      Out.push_back(Include);
+      continue;
+    }
+    size_t Close = L.find(Open == '"' ? '"' : '>', 1);
+    if (Close == llvm::StringRef::npos)
+      continue;
+    Include.Name = L.slice(1, Close);
+    Include.Angled = Open == '<';
+    Out.push_back(Include);
+  }
+  return Out;
+}
 
 PrefilterResult prefilter(const std::string &File, const CompileOptions &Compile) {
   PrefilterResult R;

@@ -34,7 +34,8 @@ struct Tree {
 
 // A source reaches the edited header directly or through another header of
 // the root; hidden folders, the build tree and known sources are left out,
-// and so are sources that include nothing of the edited header's name.
+// and so are sources that include nothing of the edited header's name; an
+// include a macro computes may be the header.
 TEST(OutsideBuilds, FindsSourcesThatIncludeAnEditedFileThroughAnyHeader) {
   Tree T;
   T.write("lib/maps.cuh", "#pragma once\n");
@@ -42,6 +43,7 @@ TEST(OutsideBuilds, FindsSourcesThatIncludeAnEditedFileThroughAnyHeader) {
   T.write("tools/direct.cu", "#include \"../lib/maps.cuh\"\n");
   T.write("tools/through.cpp", "#include <lib/all.h>\n");
   T.write("tools/other.cu", "#include \"other.cuh\"\n");
+  T.write("tools/computed.cu", "#include MAPS_HEADER\n");
   T.write("tools/known.cu", "#include \"maps.cuh\"\n");
   T.write(".git/hidden.cu", "#include \"maps.cuh\"\n");
   T.write("build/generated.cu", "#include \"maps.cuh\"\n");
@@ -49,7 +51,8 @@ TEST(OutsideBuilds, FindsSourcesThatIncludeAnEditedFileThroughAnyHeader) {
                                      {T.path("tools/known.cu")});
   EXPECT_TRUE(R.Complete);
   EXPECT_EQ(R.Sources,
-            (std::vector<std::string>{T.path("tools/direct.cu"), T.path("tools/through.cpp")}));
+            (std::vector<std::string>{T.path("tools/computed.cu"), T.path("tools/direct.cu"),
+                                      T.path("tools/through.cpp")}));
 }
 
 // More code files than the limit: the search says it is not complete.

@@ -24,7 +24,8 @@ struct RootIncluders {
 /// Searches \p Root (hidden directories and \p BuildTree left out) for the
 /// sources that include one of \p Edited: an `#include` whose last path
 /// component is an edited file's name, or the name of a file of the root
-/// that does, to a fixpoint. A superset read by text (the include paths are
+/// that does, to a fixpoint; an include a macro computes may name any
+/// file (Prefilter.h's includeLines reads them). A superset read by text (the include paths are
 /// not resolved here, nor `#if` taken into account): the caller resolves
 /// each source's includes with its flags. At most \p Limit files are read.
 RootIncluders sourcesIncluding(const std::string &Root, const std::string &BuildTree,

@@ -5,6 +5,8 @@
 
 #include "tma/CompileArgs.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +38,19 @@ PrefilterResult prefilter(const std::string &File, const CompileOptions &Compile
 std::optional<std::vector<std::string>> userFilesOf(const std::string &File,
                                                    const CompileOptions &Compile,
                                                    bool &SpellsDescriptor);
+
+/// One `#include`, `#include_next` or `#import` line of a file: the name
+/// between its quotes or brackets (a view into the text), or Computed when
+/// a macro names the file.
+struct IncludeLine {
+  llvm::StringRef Name;
+  bool Angled = false;
+  bool Computed = false;
+};
+
+/// Every include line of \p Text in order, read by text whatever `#if`
+/// surrounds it.
+std::vector<IncludeLine> includeLines(llvm::StringRef Text);
 
 /// Whether any of \p Files contains one of \p Words as a whole identifier.
 bool filesMention(const std::vector<std::string> &Files, const std::vector<std::string> &Words);

@@ -60,6 +60,15 @@ public:
     const CudaApi *Api = cudaApiOf(CE);
     if (Api && Api->Role == ApiRole::GraphCapture && !A.GraphCall)
       A.GraphCall = CE;
+    if (!Stack.empty() && enqueuesOnOtherStream(CE, Stack.back())) {
+      if (!A.OtherStreamCall)
+        A.OtherStreamCall = CE;
+      A.OtherStreamCalls.try_emplace(Stack.back(), CE);
+    }
+    if (const FunctionDecl *Callee = CE->getDirectCallee(); Callee && !Stack.empty())
+      if (const FunctionDecl *Def = Callee->getDefinition();
+          Def && !A.ST.inSystemHeader(Def->getLocation()))
+        A.Callees[Stack.back()].insert(Def);
     if (!Stack.empty() && Api && Api->Role == ApiRole::LaunchArray)
       A.ArrayLaunchCalls.push_back({CE, Stack.back()});
     if (Api && Api->Role == ApiRole::NameLookup && CE->getNumArgs() > unsigned(Api->NameArg)) {

@@ -7,6 +7,10 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+
+#include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
 
@@ -233,6 +237,235 @@ bool isWholeDescriptorCopy(const clang::CallExpr *Call, const CudaApi &Api,
   return Kind.Val.getInt() == 1 /*HostToDevice*/ ||
          (Kind.Val.getInt() == 4 /*Default*/ && Api.Src >= 0 &&
           addressOfHostObject(Call->getArg(Api.Src)));
+}
+
+namespace {
+using namespace clang;
+
+/// `cudaStream_t` and `CUstream`: both are `CUstream_st *`.
+bool isStreamType(QualType T) {
+  const auto *PT = T.getCanonicalType()->getAs<PointerType>();
+  const auto *RD = PT ? PT->getPointeeType()->getAsRecordDecl() : nullptr;
+  return RD && RD->getName() == "CUstream_st";
+}
+
+/// The legacy default stream, spelled as the headers spell it: no argument
+/// (the parameter's default), 0, NULL, nullptr, cudaStreamLegacy (1) or
+/// cudaStreamPerThread (2), which also waits for the legacy stream.
+bool isDefaultStream(const Expr *E) {
+  if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
+    E = DA->getExpr();
+  E = E->IgnoreParenCasts();
+  if (isa<CXXNullPtrLiteralExpr, GNUNullExpr>(E))
+    return true;
+  const auto *IL = dyn_cast<IntegerLiteral>(E);
+  return IL && IL->getValue().ule(2);
+}
+
+/// Every statement under \p S, in order.
+void eachStmt(const Stmt *S, llvm::function_ref<void(const Stmt *)> F) {
+  if (!S)
+    return;
+  F(S);
+  for (const Stmt *C : S->children())
+    eachStmt(C, F);
+}
+
+} // namespace
+
+/// A stream variable that names one stream throughout \p Fn: a parameter
+/// only read, or a local only read but for one creation
+/// (`cudaStreamCreate(&s)`, outside any loop).
+static bool fixedStreamVariable(const VarDecl *V, const FunctionDecl *Fn) {
+  if (!V || !Fn || !Fn->getBody() || V->getType()->isReferenceType() ||
+      !(isa<ParmVarDecl>(V) || (V->hasLocalStorage() && !V->isStaticLocal())))
+    return false;
+  llvm::DenseMap<const Stmt *, const Stmt *> Parent;
+  eachStmt(Fn->getBody(), [&](const Stmt *S) {
+    for (const Stmt *C : S->children())
+      if (C)
+        Parent[C] = S;
+  });
+  auto Up = [&](const Stmt *S) {
+    const Stmt *P = Parent.lookup(S);
+    while (isa_and_nonnull<ParenExpr>(P))
+      P = Parent.lookup(P);
+    return P;
+  };
+  unsigned Creations = 0;
+  bool Fixed = true;
+  eachStmt(Fn->getBody(), [&](const Stmt *S) {
+    const auto *R = dyn_cast<DeclRefExpr>(S);
+    if (!Fixed || !R || R->getDecl() != V)
+      return;
+    const Stmt *P = Up(R);
+    if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
+        IC && IC->getCastKind() == CK_LValueToRValue)
+      return;
+    const auto *Addr = dyn_cast_or_null<UnaryOperator>(P);
+    const auto *Call = Addr && Addr->getOpcode() == UO_AddrOf
+                           ? dyn_cast_or_null<CallExpr>(Up(Addr)) : nullptr;
+    if (!Call) {
+      const Stmt *Q = Addr ? Up(Addr) : nullptr;
+      while (isa_and_nonnull<ImplicitCastExpr>(Q))
+        Q = Up(Q);
+      Call = dyn_cast_or_null<CallExpr>(Q);
+    }
+    llvm::StringRef Name = Call ? driverBaseName(calleeName(Call)) : "";
+    bool Creation = Name.starts_with("cudaStreamCreate") || Name.starts_with("cuStreamCreate");
+    for (const Stmt *L = Call; Creation && L; L = Up(L))
+      if (isLoop(L))
+        Creation = false;
+    Fixed = Creation && ++Creations == 1;
+  });
+  return Fixed;
+}
+
+/// What a stream expression names: null for the default stream, a fixed
+/// stream variable, or none.
+static std::optional<const ValueDecl *> streamNamed(const Expr *Stream, const FunctionDecl *Fn) {
+  if (!Stream || isDefaultStream(Stream))
+    return nullptr;
+  const auto *R = dyn_cast<DeclRefExpr>(Stream->IgnoreParenImpCasts());
+  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+  if (fixedStreamVariable(V, Fn))
+    return V;
+  return std::nullopt;
+}
+
+/// The stream of a launch configuration `&cfg`: a local initialised with
+/// braces, whose stream field is left unset, set by the braces, or
+/// assigned once in the block that declares it before any launch reads it
+/// (`cfg.stream = stream;`), and which is named otherwise only for its
+/// other fields and by its address handed straight to a launch.
+static std::optional<const ValueDecl *> configStream(const Expr *Config, const FunctionDecl *Fn) {
+  const auto *UO = dyn_cast<UnaryOperator>(Config->IgnoreParenImpCasts());
+  const auto *R = UO && UO->getOpcode() == UO_AddrOf
+                      ? dyn_cast<DeclRefExpr>(UO->getSubExpr()->IgnoreParens())
+                      : nullptr;
+  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+  const RecordDecl *RD = V ? V->getType()->getAsRecordDecl() : nullptr;
+  const auto *Init = V && V->hasLocalStorage() && V->getInit()
+                         ? dyn_cast<InitListExpr>(V->getInit()->IgnoreImplicit())
+                         : nullptr;
+  if (!RD || !Init || !Fn || !Fn->getBody())
+    return std::nullopt;
+  if (Init->isSyntacticForm() && Init->getSemanticForm())
+    Init = Init->getSemanticForm();
+  std::optional<const ValueDecl *> Stream = nullptr;
+  for (const FieldDecl *F : RD->fields())
+    if (isStreamType(F->getType()) && F->getFieldIndex() < Init->getNumInits() &&
+        !isa<ImplicitValueInitExpr>(Init->getInit(F->getFieldIndex())))
+      Stream = streamNamed(Init->getInit(F->getFieldIndex()), Fn);
+  llvm::DenseMap<const Stmt *, const Stmt *> Parent;
+  eachStmt(Fn->getBody(), [&](const Stmt *S) {
+    for (const Stmt *C : S->children())
+      if (C)
+        Parent[C] = S;
+  });
+  auto Up = [&](const Stmt *S) {
+    const Stmt *P = Parent.lookup(S);
+    while (isa_and_nonnull<ParenExpr>(P))
+      P = Parent.lookup(P);
+    return P;
+  };
+  const Stmt *Block = nullptr; // where the configuration is declared
+  eachStmt(Fn->getBody(), [&](const Stmt *S) {
+    if (const auto *DS = dyn_cast<DeclStmt>(S); DS && llvm::is_contained(DS->decls(), V))
+      Block = Up(DS);
+  });
+  bool Kept = Stream.has_value();
+  const Stmt *Assigned = nullptr;
+  SourceLocation FirstLaunch;
+  const SourceManager &SM = Fn->getASTContext().getSourceManager();
+  eachStmt(Fn->getBody(), [&](const Stmt *S) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(S);
+    if (!Ref || Ref->getDecl() != V || !Kept)
+      return;
+    const Stmt *P = Up(Ref);
+    if (const auto *ME = dyn_cast_or_null<MemberExpr>(P)) {
+      const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+      if (F && !isStreamType(F->getType()))
+        return;
+      // `cfg.stream = s;`, once, a statement of the declaring block.
+      const auto *BO = dyn_cast_or_null<BinaryOperator>(Up(ME));
+      Kept = F && BO && BO->getOpcode() == BO_Assign && BO->getLHS()->IgnoreParens() == ME &&
+             !Assigned && Block && Up(BO) == Block;
+      if (Kept) {
+        Assigned = BO;
+        Stream = streamNamed(BO->getRHS(), Fn);
+        Kept = Stream.has_value();
+      }
+      return;
+    }
+    if (const auto *Addr = dyn_cast_or_null<UnaryOperator>(P); Addr && Addr->getOpcode() == UO_AddrOf) {
+      const Stmt *Q = Up(Addr);
+      while (isa_and_nonnull<ImplicitCastExpr>(Q))
+        Q = Up(Q);
+      const auto *Call = dyn_cast_or_null<CallExpr>(Q);
+      const CudaApi *Api = Call ? cudaApiOf(Call) : nullptr;
+      Kept = Api && (Api->Role == ApiRole::LaunchArgs || Api->Role == ApiRole::LaunchArray);
+      if (Kept && (FirstLaunch.isInvalid() ||
+                   SM.isBeforeInTranslationUnit(Call->getBeginLoc(), FirstLaunch)))
+        FirstLaunch = Call->getBeginLoc();
+      return;
+    }
+    Kept = false;
+  });
+  if (!Kept || (Assigned && FirstLaunch.isValid() &&
+                !SM.isBeforeInTranslationUnit(Assigned->getBeginLoc(), FirstLaunch)))
+    return std::nullopt;
+  return Stream;
+}
+
+std::optional<const ValueDecl *> streamOf(const CallExpr *CE, const FunctionDecl *Fn) {
+  const Expr *Stream = nullptr; // null: no stream operand, the default
+  if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(CE)) {
+    // The host's configuration call takes the stream fourth (as a `void *`
+    // in clang's wrapper); a launch from device code (an implicitly
+    // `__host__ __device__` lambda's, on the device side) calls
+    // cudaLaunchDevice, whose stream is its cudaStream_t parameter.
+    const CallExpr *Config = KC->getConfig();
+    const FunctionDecl *ConfigFn = Config ? Config->getDirectCallee() : nullptr;
+    for (unsigned I = 0; ConfigFn && I < Config->getNumArgs() && I < ConfigFn->getNumParams(); ++I)
+      if (isStreamType(ConfigFn->getParamDecl(I)->getType()))
+        Stream = Config->getArg(I);
+    if (!Stream && Config && Config->getNumArgs() > 3)
+      Stream = Config->getArg(3);
+  } else {
+    const CudaApi *Api = cudaApiOf(CE);
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!Api || !FD)
+      return nullptr;
+    switch (Api->Role) {
+    case ApiRole::LaunchArgs:
+    case ApiRole::LaunchArray:
+    case ApiRole::Copy:
+    case ApiRole::SymbolCopy:
+    case ApiRole::DeviceWrite:
+    case ApiRole::HostCallback:
+      break;
+    default:
+      return nullptr;
+    }
+    bool HasStream = false;
+    for (unsigned I = 0; I < CE->getNumArgs() && I < FD->getNumParams(); ++I)
+      if (isStreamType(FD->getParamDecl(I)->getType())) {
+        HasStream = true;
+        Stream = CE->getArg(I);
+      }
+    // The stream of cudaLaunchKernelEx and cuLaunchKernelEx is a field of
+    // their configuration.
+    if (!HasStream && (Api->Role == ApiRole::LaunchArgs || Api->Role == ApiRole::LaunchArray) &&
+        Api->KernelArg == 1 && CE->getNumArgs() > 0)
+      return configStream(CE->getArg(0), Fn);
+  }
+  return streamNamed(Stream, Fn);
+}
+
+bool enqueuesOnOtherStream(const CallExpr *CE, const FunctionDecl *Fn) {
+  std::optional<const ValueDecl *> S = streamOf(CE, Fn);
+  return !S || *S;
 }
 
 } // namespace tma::analysis

@@ -5,9 +5,13 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
+
 namespace clang {
 class ASTContext;
 class CallExpr;
+class FunctionDecl;
+class ValueDecl;
 }
 
 namespace tma::analysis {
@@ -88,6 +92,23 @@ bool isWholeDescriptorCopy(const clang::CallExpr *Call, const CudaApi &Api,
                            clang::ASTContext &Ctx);
 /// cudaApi(Name) when it has \p Role, else null.
 const CudaApi *cudaApi(llvm::StringRef Name, ApiRole Role);
+
+/// Does \p CE enqueue work (a launch, a copy, a memset, a host function)
+/// on a stream that may run it after the statements that follow the call?
+/// Only the legacy default stream (no stream, 0, cudaStreamLegacy) and the
+/// per-thread default stream keep the order the host writes: a synchronous
+/// copy waits for their work. Any other stream (a variable, a parameter, a
+/// launch configuration whose stream is set) may be non-blocking or held
+/// behind other work. \p Fn: the function holding the call, where a
+/// launch configuration is looked up.
+bool enqueuesOnOtherStream(const clang::CallExpr *CE, const clang::FunctionDecl *Fn);
+/// The stream \p CE enqueues its work on: null for the default stream (or
+/// a call that enqueues nothing), a variable that holds one stream all
+/// through \p Fn (a parameter only read, a local created once), or none
+/// when it is not known. Work of two calls on one such stream runs in the
+/// order the calls are written.
+std::optional<const clang::ValueDecl *> streamOf(const clang::CallExpr *CE,
+                                                 const clang::FunctionDecl *Fn);
 
 /// cuda.h maps driver API names to versioned and per-thread-stream symbols
 /// (cuMemAlloc -> cuMemAlloc_v2, cuLaunchKernel -> cuLaunchKernel_ptsz):

@@ -28,6 +28,28 @@ bool PassContext::wholeProgram() {
   return *DefinesMain;
 }
 
+const CallExpr *PassContext::otherStreamWork(const FunctionDecl *Fn) {
+  // A lambda's body is walked as part of the function around it (or, for
+  // a generic one, on its own): it has no record of its own to trust.
+  if (const auto *M = dyn_cast_or_null<CXXMethodDecl>(Fn); M && M->getParent()->isLambda())
+    Fn = nullptr;
+  if (!Fn)
+    return OtherStreamCall;
+  std::set<const FunctionDecl *> Seen{Fn};
+  std::vector<const FunctionDecl *> Work{Fn};
+  while (!Work.empty()) {
+    const FunctionDecl *F = Work.back();
+    Work.pop_back();
+    if (auto It = OtherStreamCalls.find(F); It != OtherStreamCalls.end())
+      return It->second;
+    if (auto It = Callees.find(F); It != Callees.end())
+      for (const FunctionDecl *C : It->second)
+        if (Seen.insert(C).second)
+          Work.push_back(C);
+  }
+  return nullptr;
+}
+
 DescriptorParam &PassComponent::paramFacts(const FunctionDecl *FD, unsigned Index) {
   std::string Key = paramKey(FD, Index);
   auto It = Pass.ParamSlot.find(Key);

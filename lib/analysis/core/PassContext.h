@@ -129,6 +129,18 @@ struct PassContext {
   /// graph (ApiRole::GraphCapture), or null: a launch such a graph captures
   /// is replayed with the arguments it had then.
   const clang::CallExpr *GraphCall = nullptr;
+  /// The first call in the user's code that enqueues work on a stream other
+  /// than the default one (enqueuesOnOtherStream), or null: that work, and
+  /// what waits for it, may run after statements written later. And the
+  /// first such call of each function.
+  const clang::CallExpr *OtherStreamCall = nullptr;
+  std::map<const clang::FunctionDecl *, const clang::CallExpr *> OtherStreamCalls;
+  /// The user's functions each function calls directly (definitions).
+  std::map<const clang::FunctionDecl *, std::set<const clang::FunctionDecl *>> Callees;
+  /// The first call enqueuing work on a stream other than the default one
+  /// in \p Fn or a function it calls (directly or not); with no \p Fn, in
+  /// the translation unit. Null: none.
+  const clang::CallExpr *otherStreamWork(const clang::FunctionDecl *Fn);
   /// References to host functions that return a descriptor pointer (H6).
   std::map<const clang::FunctionDecl *,
            std::vector<std::pair<const clang::DeclRefExpr *, const clang::FunctionDecl *>>>

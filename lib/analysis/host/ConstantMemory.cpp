@@ -419,13 +419,21 @@ void ConstantSymbols::traceHostDescriptor(Symbol &S, const SymbolCopy &Reaching,
     return;
   std::string Host;
   size_t Copies = 0; // into the symbol, anywhere in the translation unit
-  for (const auto &FnCopies : S.Copies)
-    Copies += FnCopies.second.size();
+  // The symbol's copies and this launch on one stream run in written order
+  // (a kernel cannot write constant memory).
+  std::optional<const ValueDecl *> LaunchStream = streamOf(cast<CallExpr>(KL.E), Fn);
+  bool OneStream = bool(LaunchStream);
+  for (const auto &[CopyFn, FnCopies] : S.Copies) {
+    Copies += FnCopies.size();
+    for (const SymbolCopy &C : FnCopies)
+      OneStream = OneStream && streamOf(C.Call, CopyFn) == LaunchStream;
+  }
   if (std::optional<Blocker> Why = Buffers.hostDescriptorAt(
           Reaching.Call, Reaching.Top, KL.E, KL.E, Fn, KL.E->getBeginLoc(), S.Name, Host))
     LS.Blockers.push_back(std::move(*Why));
   else if (std::optional<Blocker> Why =
-               Buffers.graphReplayBlocker(Reaching.Call, Reaching.Top, Copies, S.Name, Fn))
+               Buffers.deferredReadBlocker(Reaching.Call, Reaching.Top, Copies, S.Name, Fn,
+                                           nullptr, false, OneStream))
     LS.Blockers.push_back(std::move(*Why));
   else
     LS.HostDescriptor = Host;

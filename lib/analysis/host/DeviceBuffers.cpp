@@ -201,6 +201,26 @@ std::vector<const Expr *> HostBuffers::storageRefs(BufferStorage S, const Functi
   return Refs;
 }
 
+/// What the variable's initialiser gives field \p S.Field: its element of
+/// an aggregate's braces, null where the braces leave it out (it starts
+/// null), or the whole initialiser where it is anything else (a
+/// constructor may set it to anything).
+const Expr *HostBuffers::fieldInitialiser(BufferStorage S) {
+  const Expr *Init = S.Var->getInit();
+  if (!Init)
+    return nullptr;
+  const auto *IL = dyn_cast<InitListExpr>(Init->IgnoreImplicit());
+  if (IL && IL->isSyntacticForm() && IL->getSemanticForm())
+    IL = IL->getSemanticForm();
+  const auto *RD = dyn_cast<CXXRecordDecl>(S.Field->getParent());
+  if (!IL || RD != S.Var->getType()->getAsCXXRecordDecl())
+    return Init;
+  unsigned Slot = RD->getNumBases() + S.Field->getFieldIndex();
+  if (Slot >= IL->getNumInits() || isa<ImplicitValueInitExpr>(IL->getInit(Slot)))
+    return nullptr;
+  return IL->getInit(Slot);
+}
+
 DeviceBuffer &HostBuffers::bufferFacts(BufferStorage S, const FunctionDecl *Fn) {
   auto It = BufferSlot.find(S);
   if (It != BufferSlot.end())
@@ -219,7 +239,9 @@ DeviceBuffer &HostBuffers::bufferFacts(BufferStorage S, const FunctionDecl *Fn) 
   // Initialised with memory it did not allocate (`&params->map`, another
   // buffer): that memory has other names, through which copies and
   // kernels may change it.
-  if (const Expr *Init = S.Field ? nullptr : S.Var->getInit();
+  // A field's initial value comes with its variable's (`struct { CUtensorMap
+  // *p; } s = {d};` makes s.p another name for d's memory).
+  if (const Expr *Init = S.Field ? fieldInitialiser(S) : S.Var->getInit();
       Init && Init->IgnoreParenImpCasts()->isNullPointerConstant(
                   Ctx, Expr::NPC_ValueDependentIsNotNull) == Expr::NPCK_NotNull)
     Pass.BufferLeaks[S] = {Init, "'" + spelled(Init) + "', the memory it is initialised with"};

@@ -354,7 +354,11 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
   }
   if (SrcText.empty() || !Ref)
     return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
-  ++G.Copies;
+  G.enqueuedOn(streamOf(Call, R.Fn));
+  if (!G.Copies++) {
+    G.FirstCopy = Call;
+    G.FirstCopyFn = R.Fn;
+  }
   addUse(G, HostUseKind::Copy, Call, R, "*" + hostPointer(R.E, ST.text(*Ref)) + " = " + SrcText,
          Api->Name.str() + " into " + Name);
   return !G.Why;
@@ -614,6 +618,8 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
   if (!G.Why && !Uncalled && (G.Allocs == 0 || G.Copies == 0))
     refuse(G, Arg, G.Allocs ? "no host-to-device copy of a CUtensorMap into '" + G.R.Name + "' is seen"
                             : "no cudaMalloc of '" + G.R.Name + "' is seen");
+  if (!G.Why)
+    copiedOnceForOtherStreams(G);
   if (G.Why) {
     WhyNot = G.Why;
     return std::nullopt;
@@ -624,6 +630,70 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
   for (const FunctionDecl *Fn : G.Spans)
     G.R.ReliesOn.push_back(spanOf(Fn));
   return std::move(G.R);
+}
+
+bool DeviceStorage::copiedOnceForOtherStreams(Group &G) {
+  // Only the function's code reaches its locals: its own streams count.
+  const FunctionDecl *Scope = nullptr;
+  bool AllLocal = !G.Members.empty();
+  for (const std::string &K : G.Members) {
+    const StorageNode &N = Idx->Nodes[K];
+    const auto *V = dyn_cast_or_null<VarDecl>(N.D);
+    const auto *Fn = V ? dyn_cast<FunctionDecl>(V->getDeclContext()) : nullptr;
+    if (N.K != StorageNode::Variable || !V || !V->hasLocalStorage() || V->isStaticLocal() ||
+        isa<ParmVarDecl>(V) || !Fn || (Scope && Scope != Fn)) {
+      AllLocal = false;
+      break;
+    }
+    Scope = Fn;
+  }
+  // Every use of the group is classified, so its copies and launches are
+  // all the work on its memory: on one stream they run in the order they
+  // are written, whatever other streams do.
+  if (G.Stream)
+    return true;
+  const CallExpr *At = In.OtherStreamWork ? In.OtherStreamWork(AllLocal ? Scope : nullptr) : nullptr;
+  if (!At)
+    return true;
+  std::string Why = "work is enqueued here on a stream other than the default one, which may "
+                    "run a kernel after later statements: it would read '" +
+                    G.R.Name + "' then, where the retargeted launch passes it as it is at the "
+                               "call, and ";
+  if (G.Copies != 1)
+    return refuse(G, At,
+                  Why + "'" + G.R.Name + "' is copied into " + std::to_string(G.Copies) + " times");
+  // A copy that runs again (in a loop, or under a goto that may jump
+  // back) changes it while launches of an earlier round may wait.
+  // A loop that declares the storages anew in each round copies into each
+  // once.
+  auto DeclaresGroup = [&](const Stmt *P) {
+    return AllLocal && llvm::all_of(G.Members, [&](const std::string &K) {
+             SourceLocation L = Idx->Nodes[K].D->getLocation();
+             return ST.SM.isPointWithin(L, P->getBeginLoc(), P->getEndLoc());
+           });
+  };
+  const Stmt *Loop = nullptr;
+  for (const Stmt *P = parent(G.FirstCopyFn, G.FirstCopy); P; P = parent(G.FirstCopyFn, P))
+    if (isLoop(P) && !DeclaresGroup(P))
+      Loop = P;
+  bool Jumps = false;
+  std::function<void(const Stmt *)> FindGoto = [&](const Stmt *S) {
+    if (!S || Jumps)
+      return;
+    const auto *GS = dyn_cast<GotoStmt>(S);
+    Jumps = isa<IndirectGotoStmt>(S) ||
+            (GS && !ST.SM.isBeforeInTranslationUnit(GS->getGotoLoc(),
+                                                    GS->getLabel()->getLocation()));
+    for (const Stmt *C : S->children())
+      FindGoto(C);
+  };
+  if (!Loop && G.FirstCopyFn)
+    FindGoto(G.FirstCopyFn->getBody());
+  if (Loop || Jumps)
+    return refuse(G, At,
+                  Why + "the copy into '" + G.R.Name + "' may run more than once (" +
+                      (Loop ? "in a loop" : "a goto may jump back to it") + ")");
+  return true;
 }
 
 std::vector<DeviceStorage::Veto> DeviceStorage::vetoes() {

@@ -99,6 +99,10 @@ struct StorageInputs {
   /// `&E` (ArgumentArrays), or none.
   std::function<std::optional<std::pair<const clang::FunctionDecl *, unsigned>>(const clang::Expr *)>
       ArraySlotOf;
+  /// The first call enqueuing work on a stream other than the default one
+  /// in the function (or what it calls), or with none in the translation
+  /// unit; null: none (PassContext::otherStreamWork).
+  std::function<const clang::CallExpr *(const clang::FunctionDecl *)> OtherStreamWork;
 };
 
 /// The storage analysis (host/DeviceStorage.cpp). One walk indexes every
@@ -149,6 +153,15 @@ private:
   bool deleterClosed(Group &G, const clang::CXXMethodDecl *Op, clang::SourceLocation At);
   bool deleterStaysInOwners(Group &G, const clang::CXXMethodDecl *Op, clang::SourceLocation At);
   bool classifyUse(Group &G, const StorageNode &N, const StorageRef &R);
+  /// Work on a stream other than the default one may run a launch after
+  /// statements written later: the kernel reads the device copy then, where
+  /// the retargeted launch passes `*d` as it is at the call. They agree when
+  /// every copy and launch of the group is on one stream (which runs them
+  /// in written order), or when no such work exists (In.OtherStreamWork:
+  /// in the function whose locals the group's storages all are, or
+  /// anywhere), or when the group is copied into once, outside any loop in
+  /// its scope. False (refused) otherwise.
+  bool copiedOnceForOtherStreams(Group &G);
   bool classifyPointerUse(Group &G, const StorageNode &N, const StorageRef &R);
   /// A use of an owner: `get()` reads the pointer, `if (d)` tests it, a move
   /// into another owner joins it; anything else refuses.
@@ -195,6 +208,21 @@ struct DeviceStorage::Group {
   std::set<const clang::Expr *> SeenUses;
   std::set<const clang::FunctionDecl *> Spans;
   unsigned Allocs = 0, Copies = 0;
+  /// The first copy into the group, and the function that holds it.
+  const clang::CallExpr *FirstCopy = nullptr;
+  const clang::FunctionDecl *FirstCopyFn = nullptr;
+  /// The stream of every copy into the group and launch of it so far, when
+  /// it is one (streamOf; null: the default stream). None once two differ
+  /// or one is not known (a launch through an argument array).
+  std::optional<const clang::ValueDecl *> Stream = nullptr;
+  bool StreamSeen = false;
+  void enqueuedOn(std::optional<const clang::ValueDecl *> S) {
+    if (StreamSeen && Stream != S)
+      Stream = std::nullopt;
+    else if (!StreamSeen)
+      Stream = S;
+    StreamSeen = true;
+  }
 };
 
 } // namespace tma::analysis

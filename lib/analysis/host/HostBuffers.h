@@ -56,22 +56,36 @@ public:
   /// not proven (host/HostArrays.cpp). None: not a copy of descriptors.
   std::optional<ArrayCopy> arrayCopyOf(const clang::CallExpr *Call, const CudaApi &Api,
                                        const clang::FunctionDecl *Fn, llvm::StringRef Into);
-  /// The proof that \p Launch may pass the host array \p Copy read by
-  /// value: local, in scope at \p Named, not named between the copy and
-  /// the launch, changed through no other name. \p Passed: the argument,
-  /// `TmaDescriptorArray<N>::copyOf(source)`.
-  /// A launch that a CUDA graph may capture (Pass.GraphCall: the
-  /// translation unit captures or replays one) is replayed with the
-  /// arguments it had then: by value, the descriptor as captured; by
-  /// reference, what the device copy holds at the replay. They agree when the
-  /// device copy never changes once made: \p Copies (every copy into
-  /// \p Into) is the one \p Copy and, when it is enqueued on a stream (a
-  /// graph may capture it and run it again at each replay) or runs in a
-  /// loop, it reads a local host descriptor that nothing changes after it,
-  /// nor in the loop. Why not, or none.
-  std::optional<Blocker> graphReplayBlocker(const clang::CallExpr *Copy,
-                                            const clang::Stmt *CopyTop, size_t Copies,
-                                            llvm::StringRef Into, const clang::FunctionDecl *Fn);
+  /// What the variable's initialiser gives the field \p S.Field (null: it
+  /// starts null).
+  const clang::Expr *fieldInitialiser(BufferStorage S);
+  /// A launch that may read its device copy later than its call: a CUDA
+  /// graph may capture it (Pass.GraphCall: the translation unit captures
+  /// or replays one) and replay it, or its stream (or one it waits for)
+  /// may run it after statements written later (Pass.otherStreamWork: in
+  /// \p Fn or what it calls when the device copy is \p LocalToFn, which
+  /// only its code can reach; else anywhere in the translation unit),
+  /// unless \p OneStreamOrder: every operation on the device copy (its
+  /// copies, the launch) is on one stream (the default one, or a stream
+  /// variable that holds one stream: `streamOf`), which runs them in the
+  /// order the host writes them, whatever other streams do. On a stream,
+  /// a loop around \p Storage's declaration makes a new device copy in each
+  /// round, so it does not run the copy again.
+  /// By value it passes the descriptor as it is at the call; by reference
+  /// the kernel reads what the device copy holds when it runs. They agree
+  /// when the device copy never changes once made: \p Copies (every copy
+  /// into \p Into) is the one \p Copy, no other use of it may change it
+  /// (\p DeviceChange: the first such use, or null) and, when the copy is
+  /// enqueued on a stream (a graph may capture it and run it again at each
+  /// replay) or runs in a loop, it reads a local host descriptor that
+  /// nothing changes after it, nor in the loop. Why not, or none.
+  std::optional<Blocker> deferredReadBlocker(const clang::CallExpr *Copy,
+                                             const clang::Stmt *CopyTop, size_t Copies,
+                                             llvm::StringRef Into, const clang::FunctionDecl *Fn,
+                                             const clang::Stmt *DeviceChange = nullptr,
+                                             bool LocalToFn = false,
+                                             bool OneStreamOrder = false,
+                                             const clang::VarDecl *Storage = nullptr);
   /// Nothing changes local \p H after \p Copy (to the end of \p Fn), nor in
   /// \p Loop (around the copy) at all, and no other name for it is made;
   /// otherwise \p Refuse's blocker.
@@ -80,6 +94,10 @@ public:
                      const clang::Stmt *CopyTop, const clang::Stmt *Loop,
                      const clang::FunctionDecl *Fn,
                      const std::function<Blocker(const std::string &, clang::SourceLocation)> &Refuse);
+  /// The proof that \p Launch may pass the host array \p Copy read by
+  /// value: local, in scope at \p Named, not named between the copy and
+  /// the launch, changed through no other name. \p Passed: the argument,
+  /// `TmaDescriptorArray<N>::copyOf(source)`.
   std::optional<Blocker> hostArrayAt(const CopyInfo &Copy, const clang::Stmt *Launch,
                                      const clang::Stmt *Named, const clang::FunctionDecl *Fn,
                                      clang::SourceLocation ArgLoc, std::string &Passed);

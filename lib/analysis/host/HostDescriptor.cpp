@@ -270,27 +270,49 @@ std::optional<Blocker> HostBuffers::hostDescriptorAt(
   return std::nullopt;
 }
 
-std::optional<Blocker> HostBuffers::graphReplayBlocker(const CallExpr *Copy, const Stmt *CopyTop,
-                                                       size_t Copies, llvm::StringRef Into,
-                                                       const FunctionDecl *Fn) {
-  if (!Pass.GraphCall)
+std::optional<Blocker> HostBuffers::deferredReadBlocker(const CallExpr *Copy, const Stmt *CopyTop,
+                                                        size_t Copies, llvm::StringRef Into,
+                                                        const FunctionDecl *Fn,
+                                                        const Stmt *DeviceChange,
+                                                        bool LocalToFn, bool OneStreamOrder,
+                                                        const VarDecl *Storage) {
+  // A graph replays a captured launch later; a stream other than the
+  // default one may run a launch after statements written later. Either
+  // way the kernel reads the device copy when it runs, and a by-value
+  // launch passes the descriptor as it is at the call.
+  const CallExpr *At = Pass.GraphCall             ? Pass.GraphCall
+                       : OneStreamOrder ? nullptr
+                                            : Pass.otherStreamWork(LocalToFn ? Fn : nullptr);
+  if (!At)
     return std::nullopt;
-  std::vector<Note> GraphNote{{"a CUDA graph is captured or replayed here",
-                               ST.point(Pass.GraphCall->getBeginLoc())}};
-  auto Refuse = [&](const std::string &Detail, SourceLocation At) {
-    return blockerFor(ReasonID::HostGraphReplay, {Detail}, ST.point(At), GraphNote);
+  bool Graph = At == Pass.GraphCall;
+  std::vector<Note> AtNote{{Graph ? "a CUDA graph is captured or replayed here"
+                                  : "work is enqueued here on a stream other than the default one",
+                            ST.point(At->getBeginLoc())}};
+  auto Refuse = [&](const std::string &Detail, SourceLocation Where) {
+    return blockerFor(Graph ? ReasonID::HostGraphReplay : ReasonID::HostOtherStream, {Detail},
+                      ST.point(Where), AtNote);
   };
   if (Copies != 1)
     return Refuse("'" + Into.str() + "' is copied into " + std::to_string(Copies) +
-                      " times, so a replay may read a later copy",
+                      (Graph ? " times, so a replay may read a later copy"
+                             : " times, so the kernel may read a later copy"),
                   Copy->getBeginLoc());
+  if (DeviceChange)
+    return Refuse("'" + Into.str() + "' has another use here, which may change it before the "
+                      "kernel reads it",
+                  DeviceChange->getBeginLoc());
   // A synchronous copy outside any loop runs once: the device copy keeps
   // what it copied. One on a stream can be captured, and a replay runs it
   // again; one in a loop runs again for the next replays. Either reads the
   // host descriptor as it is then, which must be what the launch captured.
+  // On a stream, a loop that declares the device copy anew in each round
+  // (`for (...) { CUtensorMap *d; cudaMalloc(&d, ...); ... }`) copies into
+  // each once: only a loop inside the storage's scope runs the copy again.
+  const Stmt *StorageDecl = !Graph && Storage ? declStmtOf(Storage, Fn) : nullptr;
   const Stmt *Loop = nullptr; // the outermost around the copy
   for (const Stmt *P = parent(Fn, CopyTop); P; P = parent(Fn, P))
-    if (isLoop(P))
+    if (isLoop(P) && !(StorageDecl && isAncestor(P, StorageDecl, Fn)))
       Loop = P;
   // A backward goto makes a loop of the whole body.
   if (!Loop && llvm::any_of(index(Fn).Stmts, [](const Stmt *S) {

@@ -328,8 +328,10 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
           Reaching->Call, Reaching->Top, Launch, A.KL.ArgsDecl ? A.KL.ArgsDecl : Launch, A.Fn,
           A.Arg->getBeginLoc(), Name, HostDescriptor))
     return FlowAnswer::refused(std::move(*Why));
-  if (std::optional<Blocker> Why = Buffers.graphReplayBlocker(
-          Reaching->Call, Reaching->Top, Pass.BufferCopies[S].size(), Name, A.Fn))
+  if (std::optional<Blocker> Why =
+          Buffers.deferredReadBlocker(Reaching->Call, Reaching->Top, Pass.BufferCopies[S].size(),
+                                      Name, A.Fn, deviceChange(S), localStorage(S),
+                                      onOneStream(S, Launch, A.Fn), S.Var))
     return FlowAnswer::refused(std::move(*Why));
   std::optional<CharSourceRange> ArgRange = ST.fileRange(Spelled->getSourceRange());
   if (!ArgRange)
@@ -345,6 +347,48 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
     }
   LS.Edits.push_back(ST.replace(*ArgRange, LS.HostDescriptor));
   return FlowAnswer::accepted();
+}
+
+/// The first use of \p S, other than its copies, launches and frees, that
+/// may change the device copy (a kernel given it, a memset, a name that
+/// is not followed), or null.
+const Stmt *LaunchArgs::deviceChange(BufferStorage S) {
+  if (auto Leak = Pass.BufferLeaks.find(S); Leak != Pass.BufferLeaks.end())
+    return Leak->second.first;
+  for (const Stmt *O : Pass.BufferOtherUses[S])
+    if (!Pass.ForeignLauncherArgs.count(O))
+      return O;
+  return nullptr;
+}
+
+/// A local variable of the function (or a field of one): only that
+/// function's code, and what it hands the pointer to, can reach it.
+bool LaunchArgs::localStorage(BufferStorage S) {
+  return S.Var->hasLocalStorage() && !S.Var->isStaticLocal() && !isa<ParmVarDecl>(S.Var) &&
+         !S.Var->getType()->isReferenceType();
+}
+
+/// Is every operation on local \p S enqueued on one stream, so that the
+/// device runs them in the order they are written: \p Launch, every copy
+/// into it, and no other use that may change it?
+bool LaunchArgs::onOneStream(BufferStorage S, const Stmt *Launch, const FunctionDecl *Fn) {
+  const auto *Call = dyn_cast<CallExpr>(Launch);
+  if (!Call || !localStorage(S) || deviceChange(S))
+    return false;
+  std::optional<const ValueDecl *> Stream;
+  if (isa<CUDAKernelCallExpr>(Call) || cudaApiOf(Call)) {
+    Stream = streamOf(Call, Fn);
+  } else {
+    // A launcher of the user's that enqueues nothing on another stream
+    // launches on the default one.
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+    if (Def && !Pass.otherStreamWork(Def))
+      Stream = nullptr;
+  }
+  return Stream && llvm::all_of(Pass.BufferCopies[S], [&](const CopyInfo &C) {
+           return streamOf(C.Call, Fn) == Stream;
+         });
 }
 
 /// Issue 21: the copy that reaches the launch is of N host descriptors: the

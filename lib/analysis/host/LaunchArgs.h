@@ -78,6 +78,9 @@ private:
                     std::vector<Note> Notes = {});
   const clang::FunctionDecl *cacheHelper(const clang::VarDecl *Cache,
                                          const clang::FunctionDecl *Fn);
+  const clang::Stmt *deviceChange(BufferStorage S);
+  static bool localStorage(BufferStorage S);
+  bool onOneStream(BufferStorage S, const clang::Stmt *Launch, const clang::FunctionDecl *Fn);
   FlowAnswer traceDeviceCopy(const LaunchArg &A, BufferStorage S, const clang::Expr *Spelled,
                              LaunchSite &LS);
   FlowAnswer passHostArray(const LaunchArg &A, const CopyInfo &Reaching,

@@ -69,6 +69,7 @@ private:
       return Name + " has external linkage: another translation unit may call it with a device "
              "pointer or use what it returns as one (make it static, or " + oneUnitRun() + ")";
     };
+    In.OtherStreamWork = [this](const FunctionDecl *Fn) { return Pass.otherStreamWork(Fn); };
     In.NamedElsewhere = [this](const VarDecl *V) -> std::optional<std::string> {
       std::string Name = "'" + V->getQualifiedNameAsString() + "'";
       if (std::optional<std::string> Units = otherUnitsReaching(V))

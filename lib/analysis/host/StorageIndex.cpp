@@ -295,6 +295,26 @@ public:
     return true;
   }
 
+  /// `Holder s = {d};`: braces that give a field a value are a definition
+  /// of that field, as an assignment would be (the semantic form, once).
+  bool VisitInitListExpr(InitListExpr *IL) {
+    const InitListExpr *Sem = IL->isSemanticForm() ? IL : IL->getSemanticForm();
+    if (!Sem || !SeenInitLists.insert(Sem).second)
+      return true;
+    const auto *RD = Sem->getType()->getAsCXXRecordDecl();
+    if (!RD || RD->isUnion())
+      return true;
+    unsigned Slot = RD->getNumBases();
+    for (const FieldDecl *F : RD->fields()) {
+      if (Slot < Sem->getNumInits() && holdsDescriptorAddress(F->getType()) &&
+          !isa<ImplicitValueInitExpr>(Sem->getInit(Slot)))
+        fieldNode(F).Defs.push_back({Sem->getInit(Slot), top()});
+      ++Slot;
+    }
+    return true;
+  }
+  std::set<const InitListExpr *> SeenInitLists;
+
   bool VisitMemberExpr(MemberExpr *ME) {
     if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
         F && holdsDescriptorAddress(F->getType()))

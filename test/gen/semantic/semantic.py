@@ -80,7 +80,10 @@ A program with a disagreement that is not listed is run again alone, and the
 alone verdict is the one reported (--survey, for long runs: only a wrong
 rewrite is). Disagreements are compared with the known
 list (lines `SEED PROGRAM LAUNCH CLASS`): a new one or a listed one that no
-longer happens fails the run, so the list only shrinks. --emit DIR writes
+longer happens fails the run, so the list only shrinks. The last line
+measures issue 41's goal: over-careful launches as a share of the launches
+of programs whose every launch has a correct rewrite (the safe ones), by
+the reason (`reasonId`) the tool's report gives. --emit DIR writes
 the packed originals and rewrites, each with the model's prediction of its
 output (a rewrite's from the form of each launch: a wrong rewrite prints
 the value it passes), for test/gpu/ (each program prints `slot checksum`
@@ -729,6 +732,15 @@ def reported_forms(report, program, source):
     return forms
 
 
+def refusal_reason(report, program):
+    """The reason the report gives for refusing the program's kernel (its
+    `reasonId`), or "none"."""
+    for desc in report.get("descriptors", []) if report else []:
+        if desc["kernel"] == f"k_{program.n}" and desc.get("decision") == "refused":
+            return desc.get("reasonId", "unknown")
+    return "none"
+
+
 def forms_of(source, text, report, program):
     """What each launch of the program passes, by site, from the report,
     or the difference between the report and the rewritten text."""
@@ -857,6 +869,8 @@ def main():
     counts = {"by value": 0, "snapshot": 0, "refused": 0}
     found = {}
     failed_runs = 0
+    careful = {}  # over-careful launches by the reason the tool gave
+    safe = 0  # launches of programs whose every launch has a correct rewrite
     for start in range(0, len(programs), a.pack):
         pack = programs[start:start + a.pack]
         # Slots are numbered within a pack (one output array per program run).
@@ -880,6 +894,7 @@ def main():
             with open(os.path.join(a.emit, "rewritten", name + ".expected"), "w") as f:
                 f.write("".join(p.expected_output(forms_of(src, after, r.report, p)) for p in pack))
         for p in pack:
+            alone_checked = False
             forms = forms_of(src, after, r.report, p)
             bad = verdicts(p, forms)
             if any(known.get((a.seed, p.n, i)) != cls and (cls.startswith("wrong") or not a.survey)
@@ -888,13 +903,19 @@ def main():
                 # not change a program's verdict.
                 p.slots = list(range(len(p.launches)))
                 alone_src, alone, r1 = run_tool(tool, os.path.join(work, f"{name}-alone-{p.n}"), "alone", [p])
-                forms = forms_of(alone_src, alone, r1.report, p) if r1.returncode == 0 else forms
+                alone_checked = r1.returncode == 0
+                forms = forms_of(alone_src, alone, r1.report, p) if alone_checked else forms
                 bad = verdicts(p, forms)
             for l in p.launches:
                 f = FORM_NAMES.get(forms[l["site"]], "unknown") if len(forms) == p.sites else "unknown"
                 counts[f] = counts.get(f, 0) + 1
             for i, cls in bad:
                 found[(a.seed, p.n, i)] = cls
+                if cls == "over-careful":
+                    why = refusal_reason(r1.report if alone_checked else r.report, p)
+                    careful[why] = careful.get(why, 0) + 1
+            if all(map(rewritable, p.launches)):
+                safe += len(p.launches)
     new = {k: v for k, v in found.items() if known.get(k) != v}
     gone = {k: v for k, v in known.items() if found.get(k) != v}
     for (seed, prog, launch), cls in sorted(new.items()):
@@ -917,6 +938,12 @@ def main():
           f"{counts['by value']} by value, {counts['snapshot']} snapshot, {counts['refused']} refused; "
           f"disagreements {len(found)} ({', '.join(f'{v} {k}' for k, v in sorted(classes.items())) or 'none'}), "
           f"{len(new)} new, {len(gone)} fixed, {failed_runs} failed runs")
+    # Issue 41's measure: over-careful launches as a share of those the
+    # model calls safe, by the reason the tool gave.
+    over = sum(careful.values())
+    print(f"over-careful: {over} of {safe} safe launches ({100.0 * over / max(safe, 1):.1f} %); by reason: " +
+          (", ".join(f"{k} {v}" for k, v in sorted(careful.items(), key=lambda kv: (-kv[1], kv[0])))
+           or "none"))
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if new or gone or failed_runs else 0

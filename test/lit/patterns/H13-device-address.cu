@@ -5,7 +5,10 @@
 // is retargeted: it keeps its type and holds the address of a host
 // CUtensorMap (`(CUdeviceptr)new CUtensorMap`), the copy becomes an
 // assignment through the same cast the launch spells, and the free a
-// delete. Unsafe twins: refusals/R12-device-address.cu.
+// delete. Unsafe twins: refusals/R12-device-address.cu. The launches are
+// on the default stream, which runs them before the second copy; on a
+// stream that may run them later, the device copy is copied into twice and
+// stays (refusals/R5-other-streams.cu).
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
 // RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
@@ -27,27 +30,27 @@ template <int Slot> static void launch_slot(const CUtensorMap *map, int *out) {
 // CHECK-FIXES: {{^}}  staged<<<1, 1>>>(*map, out, Slot);
 
 // The host descriptor changes after each copy: the launches pass the copy.
-void driver_copy(CUtensorMap &h, int *out, cudaStream_t stream) {
+void driver_copy(CUtensorMap &h, int *out) {
   CUdeviceptr dptr = 0;
   if (cuMemAlloc(&dptr, sizeof(CUtensorMap)) != CUDA_SUCCESS)
     return;
   cuMemcpyHtoD(dptr, &h, sizeof(CUtensorMap));
   h.opaque[0] ^= 1;
-  auto first = [&] { staged<<<1, 1, 0, stream>>>((CUtensorMap *)dptr, out, 0); };
+  auto first = [&] { staged<<<1, 1>>>((CUtensorMap *)dptr, out, 0); };
   first();
   std::fprintf(stderr, "descriptor at %p\n", (void *)dptr);
   launch_slot<1>((CUtensorMap *)dptr, out);
   cuMemcpyHtoD(dptr, &h, sizeof(CUtensorMap));
   int slot = 2;
   void *args[] = {&dptr, &out, &slot};
-  cudaLaunchKernel((const void *)staged, dim3(1), dim3(1), args, 0, stream);
+  cudaLaunchKernel((const void *)staged, dim3(1), dim3(1), args, 0, 0);
   if (dptr)
     cuMemFree(dptr);
 }
 // CHECK-FIXES: {{^}}  if ((dptr = (CUdeviceptr)new CUtensorMap, CUDA_SUCCESS) != CUDA_SUCCESS)
 // CHECK-FIXES: {{^}}  *(CUtensorMap *)dptr = h;
 // CHECK-FIXES-NEXT: {{^}}  h.opaque[0] ^= 1;
-// CHECK-FIXES-NEXT: {{^}}  auto first = [&] { staged<<<1, 1, 0, stream>>>(*((CUtensorMap *)dptr), out, 0); };
+// CHECK-FIXES-NEXT: {{^}}  auto first = [&] { staged<<<1, 1>>>(*((CUtensorMap *)dptr), out, 0); };
 // CHECK-FIXES: {{^}}  launch_slot<1>((CUtensorMap *)dptr, out);
 // CHECK-FIXES-NEXT: {{^}}  *(CUtensorMap *)dptr = h;
 // CHECK-FIXES: {{^}}  void *args[] = {(void *)dptr, &out, &slot};

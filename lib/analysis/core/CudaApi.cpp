@@ -271,6 +271,26 @@ void eachStmt(const Stmt *S, llvm::function_ref<void(const Stmt *)> F) {
     eachStmt(C, F);
 }
 
+/// The parents of the statements of one body, parentheses skipped.
+class Parents {
+public:
+  explicit Parents(const Stmt *Body) {
+    eachStmt(Body, [&](const Stmt *S) {
+      for (const Stmt *C : S->children())
+        if (C)
+          Parent[C] = S;
+    });
+  }
+  const Stmt *operator()(const Stmt *S) const {
+    const Stmt *P = Parent.lookup(S);
+    while (isa_and_nonnull<ParenExpr>(P))
+      P = Parent.lookup(P);
+    return P;
+  }
+
+private:
+  llvm::DenseMap<const Stmt *, const Stmt *> Parent;
+};
 } // namespace
 
 /// A stream variable that names one stream throughout \p Fn: a parameter
@@ -280,18 +300,7 @@ static bool fixedStreamVariable(const VarDecl *V, const FunctionDecl *Fn) {
   if (!V || !Fn || !Fn->getBody() || V->getType()->isReferenceType() ||
       !(isa<ParmVarDecl>(V) || (V->hasLocalStorage() && !V->isStaticLocal())))
     return false;
-  llvm::DenseMap<const Stmt *, const Stmt *> Parent;
-  eachStmt(Fn->getBody(), [&](const Stmt *S) {
-    for (const Stmt *C : S->children())
-      if (C)
-        Parent[C] = S;
-  });
-  auto Up = [&](const Stmt *S) {
-    const Stmt *P = Parent.lookup(S);
-    while (isa_and_nonnull<ParenExpr>(P))
-      P = Parent.lookup(P);
-    return P;
-  };
+  Parents Up(Fn->getBody());
   unsigned Creations = 0;
   bool Fixed = true;
   eachStmt(Fn->getBody(), [&](const Stmt *S) {
@@ -357,18 +366,7 @@ static std::optional<const ValueDecl *> configStream(const Expr *Config, const F
     if (isStreamType(F->getType()) && F->getFieldIndex() < Init->getNumInits() &&
         !isa<ImplicitValueInitExpr>(Init->getInit(F->getFieldIndex())))
       Stream = streamNamed(Init->getInit(F->getFieldIndex()), Fn);
-  llvm::DenseMap<const Stmt *, const Stmt *> Parent;
-  eachStmt(Fn->getBody(), [&](const Stmt *S) {
-    for (const Stmt *C : S->children())
-      if (C)
-        Parent[C] = S;
-  });
-  auto Up = [&](const Stmt *S) {
-    const Stmt *P = Parent.lookup(S);
-    while (isa_and_nonnull<ParenExpr>(P))
-      P = Parent.lookup(P);
-    return P;
-  };
+  Parents Up(Fn->getBody());
   const Stmt *Block = nullptr; // where the configuration is declared
   eachStmt(Fn->getBody(), [&](const Stmt *S) {
     if (const auto *DS = dyn_cast<DeclStmt>(S); DS && llvm::is_contained(DS->decls(), V))

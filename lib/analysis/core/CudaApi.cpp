@@ -416,54 +416,65 @@ static std::optional<const ValueDecl *> configStream(const Expr *Config, const F
   return Stream;
 }
 
-std::optional<const ValueDecl *> streamOf(const CallExpr *CE, const FunctionDecl *Fn) {
-  const Expr *Stream = nullptr; // null: no stream operand, the default
+/// Where \p CE names its stream: the operand (null: none, the default), or
+/// in \p Config the launch configuration whose field holds it
+/// (cudaLaunchKernelEx, cuLaunchKernelEx).
+static const Expr *streamOperand(const CallExpr *CE, const Expr *&Config) {
+  Config = nullptr;
   if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(CE)) {
     // The host's configuration call takes the stream fourth (as a `void *`
     // in clang's wrapper); a launch from device code (an implicitly
     // `__host__ __device__` lambda's, on the device side) calls
     // cudaLaunchDevice, whose stream is its cudaStream_t parameter.
-    const CallExpr *Config = KC->getConfig();
-    const FunctionDecl *ConfigFn = Config ? Config->getDirectCallee() : nullptr;
-    for (unsigned I = 0; ConfigFn && I < Config->getNumArgs() && I < ConfigFn->getNumParams(); ++I)
+    const CallExpr *Call = KC->getConfig();
+    const FunctionDecl *ConfigFn = Call ? Call->getDirectCallee() : nullptr;
+    for (unsigned I = 0; ConfigFn && I < Call->getNumArgs() && I < ConfigFn->getNumParams(); ++I)
       if (isStreamType(ConfigFn->getParamDecl(I)->getType()))
-        Stream = Config->getArg(I);
-    if (!Stream && Config && Config->getNumArgs() > 3)
-      Stream = Config->getArg(3);
-  } else {
-    const CudaApi *Api = cudaApiOf(CE);
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (!Api || !FD)
-      return nullptr;
-    switch (Api->Role) {
-    case ApiRole::LaunchArgs:
-    case ApiRole::LaunchArray:
-    case ApiRole::Copy:
-    case ApiRole::SymbolCopy:
-    case ApiRole::DeviceWrite:
-    case ApiRole::HostCallback:
-      break;
-    default:
-      return nullptr;
-    }
-    bool HasStream = false;
-    for (unsigned I = 0; I < CE->getNumArgs() && I < FD->getNumParams(); ++I)
-      if (isStreamType(FD->getParamDecl(I)->getType())) {
-        HasStream = true;
-        Stream = CE->getArg(I);
-      }
-    // The stream of cudaLaunchKernelEx and cuLaunchKernelEx is a field of
-    // their configuration.
-    if (!HasStream && (Api->Role == ApiRole::LaunchArgs || Api->Role == ApiRole::LaunchArray) &&
-        Api->KernelArg == 1 && CE->getNumArgs() > 0)
-      return configStream(CE->getArg(0), Fn);
+        return Call->getArg(I);
+    return Call && Call->getNumArgs() > 3 ? Call->getArg(3) : nullptr;
   }
-  return streamNamed(Stream, Fn);
+  const CudaApi *Api = cudaApiOf(CE);
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!Api || !FD)
+    return nullptr;
+  switch (Api->Role) {
+  case ApiRole::LaunchArgs:
+  case ApiRole::LaunchArray:
+  case ApiRole::Copy:
+  case ApiRole::SymbolCopy:
+  case ApiRole::DeviceWrite:
+  case ApiRole::HostCallback:
+    break;
+  default:
+    return nullptr;
+  }
+  for (unsigned I = 0; I < CE->getNumArgs() && I < FD->getNumParams(); ++I)
+    if (isStreamType(FD->getParamDecl(I)->getType()))
+      return CE->getArg(I);
+  // The stream of cudaLaunchKernelEx and cuLaunchKernelEx is a field of
+  // their configuration.
+  if ((Api->Role == ApiRole::LaunchArgs || Api->Role == ApiRole::LaunchArray) &&
+      Api->KernelArg == 1 && CE->getNumArgs() > 0)
+    Config = CE->getArg(0);
+  return nullptr;
+}
+
+std::optional<const ValueDecl *> streamOf(const CallExpr *CE, const FunctionDecl *Fn) {
+  const Expr *Config;
+  const Expr *Stream = streamOperand(CE, Config);
+  return Config ? configStream(Config, Fn) : streamNamed(Stream, Fn);
 }
 
 bool enqueuesOnOtherStream(const CallExpr *CE, const FunctionDecl *Fn) {
-  std::optional<const ValueDecl *> S = streamOf(CE, Fn);
-  return !S || *S;
+  // Asked of every call (the collector): which variable names the stream
+  // does not matter here, so the body is walked only for a configuration.
+  const Expr *Config;
+  const Expr *Stream = streamOperand(CE, Config);
+  if (Config) {
+    std::optional<const ValueDecl *> S = configStream(Config, Fn);
+    return !S || *S;
+  }
+  return Stream && !isDefaultStream(Stream);
 }
 
 } // namespace tma::analysis

@@ -320,7 +320,8 @@ static bool fixedStreamVariable(const VarDecl *V, const FunctionDecl *Fn) {
         Q = Up(Q);
       Call = dyn_cast_or_null<CallExpr>(Q);
     }
-    llvm::StringRef Name = Call ? driverBaseName(calleeName(Call)) : "";
+    std::string Callee = Call ? calleeName(Call) : "";
+    llvm::StringRef Name = driverBaseName(Callee);
     bool Creation = Name.starts_with("cudaStreamCreate") || Name.starts_with("cuStreamCreate");
     for (const Stmt *L = Call; Creation && L; L = Up(L))
       if (isLoop(L))

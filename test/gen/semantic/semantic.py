@@ -71,10 +71,15 @@ reference; a report that says otherwise is a disagreement of its own) and
 classifies it:
 
   wrong          by value or snapshot, and the model says that value is not
-                 what the original launch reads;
-  over-careful   refused, and the model says that every launch of the
-                 program's kernel has a rewrite (by value or a snapshot) that
-                 reads what the original does.
+                 what the original launch reads; "... on another run" where
+                 that holds on a run with other gate values only;
+  over-careful   refused, and the model says that every launch statement of
+                 the program's kernel has a rewrite (by value or a snapshot)
+                 that reads what the original does on every run.
+
+The tool cannot know the gates, so "every run" is every assignment of the
+gates (64 drawn at random, seeded by the program, where there are more):
+the model runs the program on each (correct_forms).
 
 A program with a disagreement that is not listed is run again alone, and the
 alone verdict is the one reported (--survey, for long runs: only a wrong
@@ -89,7 +94,7 @@ output (a rewrite's from the form of each launch: a wrong rewrite prints
 the value it passes), for test/gpu/ (each program prints `slot checksum`
 per launch).
 """
-import argparse, json, os, random, re, shutil, subprocess, sys, tempfile
+import argparse, itertools, json, os, random, re, shutil, subprocess, sys, tempfile
 
 MASK = (1 << 64) - 1
 WORDS = 16
@@ -313,6 +318,7 @@ class Program:
         self.seed = rng.randrange(1, 1 << 32)
         self.other_seed = rng.randrange(1, 1 << 32)
         self.gates = []  # the run-time values of the program's if and for statements
+        self.gate_values = []  # how many values each gate may take
         plain = rng.randrange(2)
         self.writes = PLAIN_WRITES if plain else list(HOST_WRITES)
         self.device_name = rng.choice(PLAIN_DEVICE_NAMES if plain else list(DEVICE_NAMES))
@@ -331,6 +337,50 @@ class Program:
         self.launches = []
         self.slots = []  # where each launch writes, numbered within its pack
         self.model()
+        self.correct = self.correct_forms()
+
+    # The runs the model checks a rewrite on besides the program's own: every
+    # assignment of the gates where there are at most this many, else this
+    # many drawn at random (seeded by the program, so a run is repeatable).
+    OTHER_RUNS = 64
+
+    def runs_of_gates(self):
+        """Gate values of the runs a rewrite must be right on: the tool
+        cannot know the gates (they are read at run time), so a form it
+        picks for a launch statement must read what the original does on
+        every run, not only on the one the program makes."""
+        total = 1
+        for v in self.gate_values:
+            total *= v
+        if total <= self.OTHER_RUNS:
+            return list(itertools.product(*(range(v) for v in self.gate_values)))
+        r = random.Random(self.seed)
+        return [tuple(r.randrange(v) for v in self.gate_values) for _ in range(self.OTHER_RUNS)]
+
+    def records_under(self, gates):
+        """The launch records of a run with these gate values."""
+        saved = self.gates, self.launches
+        self.gates, self.launches = list(gates), []
+        try:
+            self.model()
+            return self.launches
+        finally:
+            self.gates, self.launches = saved
+
+    def correct_forms(self):
+        """For each launch statement (site), the forms (by value with a
+        host map, the snapshot) that read what the original does on every
+        run checked: this run's and those of runs_of_gates."""
+        ok = [{"h", "o", "p", "snapshot"} for _ in range(self.sites)]
+        for run in [self.launches] + [self.records_under(g) for g in self.runs_of_gates()]:
+            for l in run:
+                ok[l["site"]] = {f for f in ok[l["site"]] if l[f] == l["original"]}
+        return ok
+
+    def statically_safe(self):
+        """Every launch statement has a form that is right on every run:
+        what a tool that cannot know the gates may rewrite."""
+        return all(self.correct)
 
     def launch(self):
         self.sites += 1
@@ -343,6 +393,7 @@ class Program:
     def gate(self, values):
         """A new run-time condition, its value chosen now."""
         self.gates.append(self.rng.randrange(values))
+        self.gate_values.append(values)
         return len(self.gates) - 1
 
     def block(self, depth, length, held, in_loop):
@@ -795,10 +846,6 @@ def form_in(stmt, n):
 FORM_NAMES = {"h": "by value", "o": "by value", "p": "by value", "snapshot": "snapshot", "refused": "refused"}
 
 
-def rewritable(launch):
-    return launch["h"] == launch["original"] or launch["snapshot"] == launch["original"]
-
-
 def verdicts(program, forms):
     """(launch index, class) for every launch the tool got wrong, or refused
     where the model says a rewrite reads the same. The kernel's parameter is
@@ -807,17 +854,28 @@ def verdicts(program, forms):
     out = []
     if len(forms) != program.sites:
         return [(-1, "launches not found in the output")]
-    all_rewritable = all(map(rewritable, program.launches))
+    safe = program.statically_safe()
+    wrong_sites = set()
     for i, l in enumerate(program.launches):
         form = forms[l["site"]]
         if form in ("h", "o", "p", "snapshot"):
             if l[form] != l["original"]:
                 out.append((i, "wrong " + FORM_NAMES[form]))
+                wrong_sites.add(l["site"])
         elif form == "refused":
-            if all_rewritable:
+            if safe:
                 out.append((i, "over-careful"))
         else:
             out.append((i, form))
+    # A form right on this run may be wrong on another (other gate values):
+    # listed by the first launch of its site on this run, or by 1000 + the
+    # site where this run does not reach it.
+    first = {}
+    for i, l in enumerate(program.launches):
+        first.setdefault(l["site"], i)
+    for site, form in enumerate(forms):
+        if form in ("h", "o", "p", "snapshot") and site not in wrong_sites and form not in program.correct[site]:
+            out.append((first.get(site, 1000 + site), "wrong " + FORM_NAMES[form] + " on another run"))
     return out
 
 
@@ -914,7 +972,7 @@ def main():
                 if cls == "over-careful":
                     why = refusal_reason(r1.report if alone_checked else r.report, p)
                     careful[why] = careful.get(why, 0) + 1
-            if all(map(rewritable, p.launches)):
+            if p.statically_safe():
                 safe += len(p.launches)
     new = {k: v for k, v in found.items() if known.get(k) != v}
     gone = {k: v for k, v in known.items() if found.get(k) != v}

@@ -50,6 +50,11 @@ CudaApi symbolCopy(llvm::StringRef N) {
   A.OffsetArg = 3;
   return A;
 }
+CudaApi rowsCopy(llvm::StringRef N) {
+  CudaApi A = memory(N, ApiRole::Copy, 0, 2, 4, 6);
+  A.RowsArg = 5;
+  return A;
+}
 CudaApi handleBind(llvm::StringRef N, int Handle, int Kernel) {
   CudaApi A = takesKernel(N, ApiRole::HandleBind, Kernel);
   A.Dest = Handle;
@@ -80,6 +85,11 @@ const std::vector<CudaApi> &table() {
       memory("cudaMemcpyAsync", ApiRole::Copy, 0, 1, 2, 3),
       memory("cuMemcpyHtoD", ApiRole::Copy, 0, 1, 2),
       memory("cuMemcpyHtoDAsync", ApiRole::Copy, 0, 1, 2),
+      // (dst, dpitch, src, spitch, width, rows, kind): one row of 128 bytes
+      // is a whole descriptor; any other shape writes the device copy in
+      // part, which no proof follows.
+      rowsCopy("cudaMemcpy2D"),
+      rowsCopy("cudaMemcpy2DAsync"),
       symbolCopy("cudaMemcpyToSymbol"),
       symbolCopy("cudaMemcpyToSymbolAsync"),
       memory("cudaFree", ApiRole::Free, 0),
@@ -94,8 +104,6 @@ const std::vector<CudaApi> &table() {
       memory("cudaMemset2DAsync", ApiRole::DeviceWrite, 0),
       memory("cudaMemset3D", ApiRole::DeviceWrite, 0),
       memory("cudaMemset3DAsync", ApiRole::DeviceWrite, 0),
-      memory("cudaMemcpy2D", ApiRole::DeviceWrite, 0),
-      memory("cudaMemcpy2DAsync", ApiRole::DeviceWrite, 0),
       memory("cudaMemcpy3D", ApiRole::DeviceWrite, -1),
       memory("cudaMemcpy3DAsync", ApiRole::DeviceWrite, -1),
       memory("cudaMemcpyPeer", ApiRole::DeviceWrite, 0),
@@ -220,10 +228,19 @@ static bool addressOfHostObject(const clang::Expr *E) {
          !V->hasAttr<CUDAConstantAttr>() && !V->hasAttr<CUDASharedAttr>();
 }
 
+bool copiesOneBlock(const clang::CallExpr *Call, const CudaApi &Api, clang::ASTContext &Ctx) {
+  if (Api.RowsArg < 0)
+    return true;
+  clang::Expr::EvalResult Rows;
+  return unsigned(Api.RowsArg) < Call->getNumArgs() &&
+         Call->getArg(Api.RowsArg)->EvaluateAsInt(Rows, Ctx) && Rows.Val.getInt() == 1;
+}
+
 bool isWholeDescriptorCopy(const clang::CallExpr *Call, const CudaApi &Api,
                            clang::ASTContext &Ctx) {
   if (Api.Role != ApiRole::Copy ||
-      Call->getNumArgs() <= unsigned(std::max(Api.SizeArg, Api.KindArg)))
+      Call->getNumArgs() <= unsigned(std::max(Api.SizeArg, Api.KindArg)) ||
+      !copiesOneBlock(Call, Api, Ctx))
     return false;
   clang::Expr::EvalResult Size, Kind;
   if (!Call->getArg(Api.SizeArg)->EvaluateAsInt(Size, Ctx) || Size.Val.getInt() != 128)

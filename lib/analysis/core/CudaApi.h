@@ -25,7 +25,8 @@ enum class ApiRole {
   LaunchArray,
   /// `cudaMalloc(&d, n)`: allocates into the variable whose address is Dest.
   Alloc,
-  /// `cudaMemcpy(d, &h, n, kind)`, `cuMemcpyHtoD(d, &h, n)`: a host-to-device copy.
+  /// `cudaMemcpy(d, &h, n, kind)`, `cuMemcpyHtoD(d, &h, n)`,
+  /// `cudaMemcpy2D(d, dpitch, &h, spitch, n, rows, kind)`: a host-to-device copy.
   Copy,
   /// `cudaMemcpyToSymbol(sym, &h, n, offset, kind)`.
   SymbolCopy,
@@ -45,7 +46,7 @@ enum class ApiRole {
   GraphCapture,
   /// `printf`, `fprintf`: a pointer argument is printed, not used.
   Log,
-  /// `cudaMemset(d, v, n)`, `cudaMemcpy2D(d, ...)`, `cuMemcpyDtoD(d, ...)`:
+  /// `cudaMemset(d, v, n)`, `cudaMemcpy3D(...)`, `cuMemcpyDtoD(d, ...)`:
   /// writes device memory (at Dest, or wherever its parameters say) that
   /// the proofs do not follow as a descriptor copy.
   DeviceWrite,
@@ -72,6 +73,10 @@ struct CudaApi {
   int Dest = -1, Src = -1, SizeArg = -1, KindArg = -1;
   /// SymbolCopy: the offset into the symbol (-1: none).
   int OffsetArg = -1;
+  /// Copies of rows (`cudaMemcpy2D`): the number of rows, SizeArg the bytes
+  /// of each (-1: a copy of one block). Only a copy of one row is read as a
+  /// block of SizeArg bytes.
+  int RowsArg = -1;
   /// NameLookup: the name argument.
   int NameArg = -1;
   /// Enqueued on a stream (`cudaMemcpyAsync`, `cuMemcpyHtoDAsync`): it runs
@@ -90,6 +95,9 @@ const CudaApi *cudaApiOf(const clang::CallExpr *CE);
 /// address of a host object the program names (`&h`, `&plan.map`).
 bool isWholeDescriptorCopy(const clang::CallExpr *Call, const CudaApi &Api,
                            clang::ASTContext &Ctx);
+/// Does \p Call copy one block of SizeArg bytes: an API without rows, or
+/// one row of a copy of rows (`cudaMemcpy2D(d, dp, &h, sp, 128, 1, kind)`)?
+bool copiesOneBlock(const clang::CallExpr *Call, const CudaApi &Api, clang::ASTContext &Ctx);
 /// cudaApi(Name) when it has \p Role, else null.
 const CudaApi *cudaApi(llvm::StringRef Name, ApiRole Role);
 

@@ -501,11 +501,31 @@ bool DeviceStorage::classifyParent(Group &G, const StorageNode &N, const Storage
           return join(G, Idx->fieldKey(F), IL);
         ++I;
       }
+    // `CUtensorMap *maps[2] = {d, e};`: the element (a storage of its own)
+    // joins.
+    if (const VarDecl *V = arrayInitialised(IL, R.Fn))
+      for (unsigned At = 0; At < IL->getNumInits(); ++At)
+        if (IL->getInit(At) == Cur)
+          return join(G, Idx->elementKey(V, At), IL);
     return refuse(G, IL, Name + " is put in a list the tool does not follow");
   }
   if (isa<UnaryExprOrTypeTraitExpr>(P))
     return true; // sizeof: not evaluated
   return refuse(G, P, Name + " is used here in a way the tool does not follow");
+}
+
+/// The local array of descriptor pointers that \p IL initialises
+/// (`CUtensorMap *maps[2] = {d, e};`), or null.
+const VarDecl *DeviceStorage::arrayInitialised(const InitListExpr *IL, const FunctionDecl *Fn) {
+  const auto *DS = dyn_cast_or_null<DeclStmt>(parent(Fn, IL));
+  if (!DS || !IL->getType()->isConstantArrayType())
+    return nullptr;
+  for (const Decl *D : DS->decls())
+    if (const auto *V = dyn_cast<VarDecl>(D);
+        V && V->getInit() && V->getInit()->IgnoreImplicit() == IL && V->hasLocalStorage() &&
+        holdsDescriptorAddress(V->getType()->getAsArrayTypeUnsafe()->getElementType()))
+      return V;
+  return nullptr;
 }
 
 /// `(CUdeviceptr)d` as the device address of a driver copy or free

@@ -140,6 +140,7 @@ private:
   bool classifyArraySlot(Group &G, const clang::UnaryOperator *Addr, const clang::Expr *Storage,
                          const clang::FunctionDecl *Kernel, unsigned Index);
   std::string elementOf(const clang::Expr *E);
+  const clang::VarDecl *arrayInitialised(const clang::InitListExpr *IL, const clang::FunctionDecl *Fn);
   bool isDriverAddress(const clang::ExplicitCastExpr *EC, const clang::FunctionDecl *Fn);
   /// The storage \p E reads (a variable, a field, a call's result), if any.
   std::optional<std::string> storageOf(const clang::Expr *E);

@@ -146,7 +146,8 @@ std::optional<ArrayCopy> HostBuffers::arrayCopyOf(const CallExpr *Call, const Cu
                                                       const FunctionDecl *Fn,
                                                       llvm::StringRef Into) {
   if (Api.Role != ApiRole::Copy || Api.Src < 0 ||
-      Call->getNumArgs() <= unsigned(std::max({Api.SizeArg, Api.KindArg, Api.Src})))
+      Call->getNumArgs() <= unsigned(std::max({Api.SizeArg, Api.KindArg, Api.Src})) ||
+      !copiesOneBlock(Call, Api, Ctx))
     return std::nullopt;
   Expr::EvalResult Kind;
   if (Api.KindArg >= 0 &&

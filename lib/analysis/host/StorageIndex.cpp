@@ -376,7 +376,25 @@ public:
 
   bool VisitVarDecl(VarDecl *V) {
     declaredStorage(V, I.variableKey(V), V->getInit(), top(), !isa<ParmVarDecl>(V));
+    initialisedElements(V);
     return true;
+  }
+
+  /// `CUtensorMap *maps[2] = {d, nullptr};`: each initialiser is a value
+  /// stored into its element, which is a storage of its own (element), so
+  /// `maps[0]` and `d` join one group.
+  void initialisedElements(const VarDecl *V) {
+    const auto *IL = dyn_cast_or_null<InitListExpr>(V->getInit());
+    if (!IL || !V->getType()->isConstantArrayType() || !isPointerContainer(V))
+      return;
+    for (unsigned At = 0; At < IL->getNumInits(); ++At) {
+      if (isa<ImplicitValueInitExpr>(IL->getInit(At)))
+        continue;
+      std::string Key = I.elementKey(V, At);
+      I.node(Key, StorageNode::Element, V, V->getNameAsString() + "[" + std::to_string(At) + "]")
+          .Defs.push_back({IL->getInit(At), top()});
+      ElementsOf[V].insert(Key);
+    }
   }
 
   bool VisitFieldDecl(FieldDecl *F) {

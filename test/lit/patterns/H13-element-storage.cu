@@ -47,3 +47,26 @@ int in_array(const CUtensorMap &h, int *out) {
 // CHECK-FIXES-NEXT: {{^}}  *maps[1] = h;
 // CHECK-FIXES-NEXT: {{^}}  blur<<<1, 1>>>(*maps[1], out);
 // CHECK-FIXES-NEXT: {{^}}  delete maps[1];
+
+// An element initialised with the pointer (`{d}`) is another name of the
+// same storage: the two join one group, and the copy through one and the
+// launch through the other are retargeted together. The host map changes
+// after the copy, so the launch passes the snapshot.
+int initialised_from_pointer(CUtensorMap &h, int *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  CUtensorMap *maps[1] = {d};
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  h.opaque[0] = 3;
+  blur<<<1, 1>>>(maps[0], out);
+  cudaFree(d);
+  return 0;
+}
+// CHECK-FIXES-LABEL: int initialised_from_pointer(
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap *d;
+// CHECK-FIXES-NEXT: {{^}}  d = new CUtensorMap;
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap *maps[1] = {d};
+// CHECK-FIXES-NEXT: {{^}}  *d = h;
+// CHECK-FIXES-NEXT: {{^}}  h.opaque[0] = 3;
+// CHECK-FIXES-NEXT: {{^}}  blur<<<1, 1>>>(*maps[0], out);
+// CHECK-FIXES-NEXT: {{^}}  delete d;

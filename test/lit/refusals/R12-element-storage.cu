@@ -12,10 +12,12 @@
 
 __global__ void blur(const CUtensorMap *map, int *out) { out[0] = int(map->opaque[0]); }
 __global__ void sharpen(const CUtensorMap *map, int *out) { out[1] = int(map->opaque[1]); }
+__global__ void soften(const CUtensorMap *map, int *out) { out[2] = int(map->opaque[2]); }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'blur' is left by reference
 // CHECK-DAG: warning: descriptor 'map' of kernel 'sharpen' is left by reference
 // CHECK-DAG: note: also: the storage rule cannot retarget it: 'maps' is used other than by a constant index, which may reach any of its elements [storage.unclassified-use]
 // CHECK-DAG: note: also: the storage rule cannot retarget it: 'kept' is used other than by a constant index, which may reach any of its elements [storage.unclassified-use]
+// CHECK-DAG: warning: descriptor 'map' of kernel 'soften' is left by reference
 
 extern void patch_all(std::vector<CUtensorMap *> &maps);
 
@@ -37,5 +39,19 @@ int handed_on(const CUtensorMap &h, int *out) {
   patch_all(kept);
   sharpen<<<1, 1>>>(kept[0], out);
   cudaFree(kept[0]);
+  return 0;
+}
+
+// An element initialised with the pointer is the same device memory: a
+// write of one word through the element after the copy reaches what the
+// kernel reads, so neither a value nor a snapshot would be right.
+int written_through_element(CUtensorMap &h, int *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  CUtensorMap *maps[1] = {d};
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaMemset(&maps[0]->opaque[1], 0, 8);
+  soften<<<1, 1>>>(d, out);
+  cudaFree(d);
   return 0;
 }

@@ -130,7 +130,7 @@ public:
       if (llvm::sys::path::filename(A) == FileName && !A.starts_with("-"))
         continue;
       if (!(dropped(A) || language(A) || architecture(A) || relocatable(A) ||
-            hostCompiler(A) || includeOrMacro(A) || standard(A)))
+            hostCompiler(A) || includeOrMacro(A) || standard(A) || defaultStream(A)))
         other(A);
     }
   }
@@ -283,6 +283,30 @@ private:
   /// Anything else: nvcc's own flags mean nothing to clang; a clang or gcc
   /// command's -f/-W/-m flags are kept only when they are clang's too (gcc-only
   /// flags would be errors in clang: warnings are kept, the rest dropped).
+  /// nvcc's `--default-stream per-thread` (clang's
+  /// `-fgpu-default-stream=per-thread`) defines the macro the CUDA headers
+  /// read: the stream a launch without one is enqueued on is then the
+  /// thread's, which a graph may capture. `legacy` and `null` are the
+  /// default and define nothing.
+  bool defaultStream(llvm::StringRef A) {
+    llvm::StringRef Value;
+    std::string Flag = A.str();
+    if (A == "--default-stream" || A == "-default-stream") {
+      Value = next();
+      Flag += " " + Value.str();
+    } else if (!(A.consume_front("--default-stream=") || A.consume_front("-default-stream=") ||
+                 A.consume_front("-fgpu-default-stream="))) {
+      return false;
+    } else {
+      Value = A;
+    }
+    if (Value == "per-thread")
+      T.Args.push_back("-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
+    else
+      drop(Flag);
+    return true;
+  }
+
   void other(llvm::StringRef A) {
     if (!T.FromNvcc && A.starts_with("-W"))
       T.Args.push_back(A.str());

@@ -402,9 +402,15 @@ HAZARDS = {
     "device-write": ("patch<<<1, 1>>>({d});", PATCH),
     "untyped-kernel": ("raw<<<1, 1>>>({d});", "__global__ void raw(void *p) { (void)p; }\n"),
     "memset": ("cudaMemset({d}, 0, sizeof(CUtensorMap));", ""),
+    # A launch of the device copy captured into a graph: a replay after the
+    # next copy would read that copy, where by value it keeps this one. (A
+    # graph that captures none of the copy's work is no hazard: the legacy
+    # stream, where the cells copy and launch, cannot be captured.)
     "graph-replay": ("{{ std::fprintf(stderr, \"%p\\n\", (void *){d}); cudaStream_t s; cudaStreamCreate(&s); "
-                     "cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal); "
-                     "cudaGraph_t g; cudaStreamEndCapture(s, &g); }}", ""),
+                     "cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal); replayed<<<1, 1, 0, s>>>({d}); "
+                     "cudaGraph_t g; cudaStreamEndCapture(s, &g); }}",
+                     "__global__ void replayed(const CUtensorMap *m) {\n"
+                     "  asm volatile(\"prefetch.tensormap [%0];\" :: \"l\"(m) : \"memory\");\n}\n"),
     "device-alias": ("{{ CUtensorMap *alias = {d}; patch<<<1, 1>>>(alias); }}", PATCH),
     "pointer-to-pointer": ("{{ CUtensorMap **slot = &{d}; (void)slot; }}", ""),
     "device-to-device": ("{{ CUtensorMap *twin = nullptr; cudaMalloc(&twin, sizeof(CUtensorMap)); "

@@ -50,6 +50,9 @@ TEST(CompileDatabase, NvccFlagTable) {
       {{"-dc"}, {}, ""},
       {{"-MD", "-MT", "a.o", "-MF", "a.d"}, {}, ""},
       {{"--diag-suppress=177", "-Xcudafe", "--diag_suppress=550"}, {}, ""},
+      {{"--default-stream", "per-thread"}, {"-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1"}, ""},
+      {{"-default-stream=per-thread"}, {"-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1"}, ""},
+      {{"--default-stream=legacy", "-default-stream", "null"}, {}, ""},
   };
   for (const Case &C : Cases) {
     TranslatedCommand T = run(C.Command);
@@ -72,6 +75,11 @@ TEST(CompileDatabase, HostCompilerCommandKeepsWarningsDropsGccOnlyFlags) {
   TranslatedCommand T = run({"-fPIC", "-Wall", "-fno-gnu-unique", "-march=native", "-I/x"}, "g++");
   EXPECT_FALSE(T.FromNvcc);
   EXPECT_EQ(T.Args, (std::vector<std::string>{"-Wall", "-I/x"}));
+}
+
+TEST(CompileDatabase, ClangPerThreadDefaultStreamDefinesTheMacro) {
+  TranslatedCommand T = run({"-fgpu-default-stream=per-thread", "-x", "cuda"}, "clang++");
+  EXPECT_EQ(T.Args, (std::vector<std::string>{"-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1"}));
 }
 
 TEST(CompileDatabase, ClangCudaArchIsRead) {

@@ -483,6 +483,26 @@ std::optional<const ValueDecl *> streamOf(const CallExpr *CE, const FunctionDecl
   return Config ? configStream(Config, Fn) : streamNamed(Stream, Fn);
 }
 
+bool onLegacyStream(const CallExpr *CE) {
+  // nvcc --default-stream per-thread defines it (CompileDatabase's
+  // translation does too): a launch with no stream goes to the thread's.
+  if (CE->getCalleeDecl() &&
+      CE->getCalleeDecl()->getASTContext().Idents.get("CUDA_API_PER_THREAD_DEFAULT_STREAM")
+          .hasMacroDefinition())
+    return false;
+  const Expr *Config;
+  const Expr *Stream = streamOperand(CE, Config);
+  if (Config)
+    return false;
+  if (!Stream)
+    return true;
+  if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(Stream))
+    Stream = DA->getExpr();
+  // cudaStreamPerThread (2) is the thread's stream, which a graph may capture.
+  const auto *IL = dyn_cast<IntegerLiteral>(Stream->IgnoreParenCasts());
+  return isDefaultStream(Stream) && !(IL && IL->getValue() == 2);
+}
+
 bool enqueuesOnOtherStream(const CallExpr *CE, const FunctionDecl *Fn) {
   // Asked of every call (the collector): which variable names the stream
   // does not matter here, so the body is walked only for a configuration.

@@ -118,6 +118,14 @@ bool enqueuesOnOtherStream(const clang::CallExpr *CE, const clang::FunctionDecl 
 std::optional<const clang::ValueDecl *> streamOf(const clang::CallExpr *CE,
                                                  const clang::FunctionDecl *Fn);
 
+/// Is \p CE's work (a launch, a copy) enqueued on the legacy default stream:
+/// no stream, 0, NULL, nullptr or cudaStreamLegacy, in a translation unit
+/// not built for the per-thread default stream? A CUDA graph cannot
+/// capture that stream, so no replay runs such work again. A launch
+/// configuration's stream is not read here (false). Synchronous copies
+/// (cudaMemcpy, cuMemcpyHtoD) are on it.
+bool onLegacyStream(const clang::CallExpr *CE);
+
 /// cuda.h maps driver API names to versioned and per-thread-stream symbols
 /// (cuMemAlloc -> cuMemAlloc_v2, cuLaunchKernel -> cuLaunchKernel_ptsz):
 /// the name as written in the documentation.

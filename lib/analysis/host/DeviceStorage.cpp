@@ -354,7 +354,7 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
   }
   if (SrcText.empty() || !Ref)
     return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
-  G.enqueuedOn(streamOf(Call, R.Fn));
+  G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
   if (!G.Copies++) {
     G.FirstCopy = Call;
     G.FirstCopyFn = R.Fn;
@@ -600,12 +600,7 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
     return std::nullopt;
   Group G;
   G.R.Name = Idx->Nodes[*Start].Name;
-  if (Idx->GraphAt)
-    refuse(G, Idx->GraphAt,
-           "a CUDA graph is captured or replayed in this translation unit: a replay after a "
-           "later copy would pass the descriptor it captured");
-  else
-    join(G, *Start, Arg);
+  join(G, *Start, Arg);
   while (!G.Why && !G.Work.empty()) {
     std::string Key = G.Work.front();
     G.Work.pop_front();
@@ -640,6 +635,12 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
                             : "no cudaMalloc of '" + G.R.Name + "' is seen");
   if (!G.Why)
     copiedOnceForOtherStreams(G);
+  // Every use of the group is classified: when its copies and launches are
+  // all on the legacy default stream, no graph captures any of them.
+  if (!G.Why && Idx->GraphAt && !G.Legacy)
+    refuse(G, Idx->GraphAt,
+           "a CUDA graph is captured or replayed in this translation unit: a replay after a "
+           "later copy would pass the descriptor it captured");
   if (G.Why) {
     WhyNot = G.Why;
     return std::nullopt;

@@ -217,12 +217,16 @@ struct DeviceStorage::Group {
   /// or one is not known (a launch through an argument array).
   std::optional<const clang::ValueDecl *> Stream = nullptr;
   bool StreamSeen = false;
-  void enqueuedOn(std::optional<const clang::ValueDecl *> S) {
+  /// Every copy and launch so far is on the legacy default stream
+  /// (onLegacyStream), which no CUDA graph can capture.
+  bool Legacy = true;
+  void enqueuedOn(std::optional<const clang::ValueDecl *> S, bool OnLegacyStream) {
     if (StreamSeen && Stream != S)
       Stream = std::nullopt;
     else if (!StreamSeen)
       Stream = S;
     StreamSeen = true;
+    Legacy = Legacy && OnLegacyStream;
   }
 };
 

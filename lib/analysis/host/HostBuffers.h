@@ -78,14 +78,17 @@ public:
   /// (\p DeviceChange: the first such use, or null) and, when the copy is
   /// enqueued on a stream (a graph may capture it and run it again at each
   /// replay) or runs in a loop, it reads a local host descriptor that
-  /// nothing changes after it, nor in the loop. Why not, or none.
+  /// nothing changes after it, nor in the loop. Why not, or none. A graph
+  /// is no reason when \p OnLegacyStream: the copies and the launch are on
+  /// the legacy default stream, which no graph can capture.
   std::optional<Blocker> deferredReadBlocker(const clang::CallExpr *Copy,
                                              const clang::Stmt *CopyTop, size_t Copies,
                                              llvm::StringRef Into, const clang::FunctionDecl *Fn,
                                              const clang::Stmt *DeviceChange = nullptr,
                                              bool LocalToFn = false,
                                              bool OneStreamOrder = false,
-                                             const clang::VarDecl *Storage = nullptr);
+                                             const clang::VarDecl *Storage = nullptr,
+                                             bool OnLegacyStream = false);
   /// Nothing changes local \p H after \p Copy (to the end of \p Fn), nor in
   /// \p Loop (around the copy) at all, and no other name for it is made;
   /// otherwise \p Refuse's blocker.

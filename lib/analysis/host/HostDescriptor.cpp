@@ -275,14 +275,17 @@ std::optional<Blocker> HostBuffers::deferredReadBlocker(const CallExpr *Copy, co
                                                         const FunctionDecl *Fn,
                                                         const Stmt *DeviceChange,
                                                         bool LocalToFn, bool OneStreamOrder,
-                                                        const VarDecl *Storage) {
+                                                        const VarDecl *Storage,
+                                                        bool OnLegacyStream) {
   // A graph replays a captured launch later; a stream other than the
   // default one may run a launch after statements written later. Either
   // way the kernel reads the device copy when it runs, and a by-value
   // launch passes the descriptor as it is at the call.
-  const CallExpr *At = Pass.GraphCall             ? Pass.GraphCall
-                       : OneStreamOrder ? nullptr
-                                            : Pass.otherStreamWork(LocalToFn ? Fn : nullptr);
+  // A graph captures only work on a stream being captured, which the
+  // legacy default stream cannot be.
+  const CallExpr *At = Pass.GraphCall && !OnLegacyStream ? Pass.GraphCall
+                       : OneStreamOrder                  ? nullptr
+                                        : Pass.otherStreamWork(LocalToFn ? Fn : nullptr);
   if (!At)
     return std::nullopt;
   bool Graph = At == Pass.GraphCall;

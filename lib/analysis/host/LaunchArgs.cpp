@@ -331,7 +331,8 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
   if (std::optional<Blocker> Why =
           Buffers.deferredReadBlocker(Reaching->Call, Reaching->Top, Pass.BufferCopies[S].size(),
                                       Name, A.Fn, deviceChange(S), localStorage(S),
-                                      onOneStream(S, Launch, A.Fn), S.Var))
+                                      onOneStream(S, Launch, A.Fn), S.Var,
+                                      onLegacyStream(S, Launch)))
     return FlowAnswer::refused(std::move(*Why));
   std::optional<CharSourceRange> ArgRange = ST.fileRange(Spelled->getSourceRange());
   if (!ArgRange)
@@ -389,6 +390,17 @@ bool LaunchArgs::onOneStream(BufferStorage S, const Stmt *Launch, const Function
   return Stream && llvm::all_of(Pass.BufferCopies[S], [&](const CopyInfo &C) {
            return streamOf(C.Call, Fn) == Stream;
          });
+}
+
+/// Is every operation on local \p S on the legacy default stream, which no
+/// CUDA graph can capture: \p Launch (a launch the tool reads the stream
+/// of) and every copy into it, with no other use that may change it?
+bool LaunchArgs::onLegacyStream(BufferStorage S, const Stmt *Launch) {
+  const auto *Call = dyn_cast<CallExpr>(Launch);
+  return Call && (isa<CUDAKernelCallExpr>(Call) || cudaApiOf(Call)) && localStorage(S) &&
+         !deviceChange(S) && analysis::onLegacyStream(Call) &&
+         llvm::all_of(Pass.BufferCopies[S],
+                      [](const CopyInfo &C) { return analysis::onLegacyStream(C.Call); });
 }
 
 /// Issue 21: the copy that reaches the launch is of N host descriptors: the

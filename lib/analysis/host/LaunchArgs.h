@@ -81,6 +81,7 @@ private:
   const clang::Stmt *deviceChange(BufferStorage S);
   static bool localStorage(BufferStorage S);
   bool onOneStream(BufferStorage S, const clang::Stmt *Launch, const clang::FunctionDecl *Fn);
+  bool onLegacyStream(BufferStorage S, const clang::Stmt *Launch);
   FlowAnswer traceDeviceCopy(const LaunchArg &A, BufferStorage S, const clang::Expr *Spelled,
                              LaunchSite &LS);
   FlowAnswer passHostArray(const LaunchArg &A, const CopyInfo &Reaching,

@@ -32,7 +32,7 @@ bool DeviceStorage::classifyArraySlot(Group &G, const UnaryOperator *Addr, const
   bool Cast = T->isIntegerType() || T->getPointeeType().isConstQualified();
   std::string Text = Cast ? "(void *)" + ST.text(*Named) : ST.text(*Named);
   G.R.Launches.push_back({Kernel, Index, ST.point(Addr->getBeginLoc()), ST.replace(*Slot, Text)});
-  G.enqueuedOn(std::nullopt); // the launch that reads the array is not looked at
+  G.enqueuedOn(std::nullopt, false); // the launch that reads the array is not looked at
   G.R.Touched.insert(ST.point(Addr->getBeginLoc()));
   G.R.Touched.insert(ST.point(Storage->getBeginLoc()));
   return true;
@@ -58,7 +58,7 @@ bool DeviceStorage::classifyPointerLaunch(Group &G, const CallExpr *Call, const 
                                  "' as an argument that is not a descriptor parameter");
     G.R.Launches.push_back({K, I, ST.point(Call->getArg(I)->getBeginLoc()), Edit});
   }
-  G.enqueuedOn(streamOf(Call, nullptr));
+  G.enqueuedOn(streamOf(Call, nullptr), onLegacyStream(Call));
   G.R.Touched.insert(ST.point(Call->getArg(I)->getBeginLoc()));
   return true;
 }
@@ -79,7 +79,7 @@ bool DeviceStorage::classifyLaunch(Group &G, const CallExpr *Call, const Expr *C
       return refuse(G, KL->Args[I], "the launch argument is spelled inside a macro body");
     G.R.Launches.push_back({KL->Kernel, I, ST.point(KL->Args[I]->getBeginLoc()),
                             derefEdit(KL->Args[I], *Arg)});
-    G.enqueuedOn(streamOf(Call, R.Fn));
+    G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
     G.R.Touched.insert(ST.point(KL->Args[I]->getBeginLoc()));
     return true;
   }

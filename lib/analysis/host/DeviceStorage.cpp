@@ -654,14 +654,17 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
 }
 
 bool DeviceStorage::copiedOnceForOtherStreams(Group &G) {
-  // Only the function's code reaches its locals: its own streams count.
+  // Only the function's code reaches its locals: its own streams count. An
+  // element is its container's (a local whose every use is a constant
+  // index: closeContainers).
   const FunctionDecl *Scope = nullptr;
   bool AllLocal = !G.Members.empty();
   for (const std::string &K : G.Members) {
     const StorageNode &N = Idx->Nodes[K];
     const auto *V = dyn_cast_or_null<VarDecl>(N.D);
     const auto *Fn = V ? dyn_cast<FunctionDecl>(V->getDeclContext()) : nullptr;
-    if (N.K != StorageNode::Variable || !V || !V->hasLocalStorage() || V->isStaticLocal() ||
+    bool Named = N.K == StorageNode::Variable || (N.K == StorageNode::Element && N.Closed);
+    if (!Named || !V || !V->hasLocalStorage() || V->isStaticLocal() ||
         isa<ParmVarDecl>(V) || !Fn || (Scope && Scope != Fn)) {
       AllLocal = false;
       break;

@@ -70,3 +70,28 @@ int initialised_from_pointer(CUtensorMap &h, int *out) {
 // CHECK-FIXES-NEXT: {{^}}  h.opaque[0] = 3;
 // CHECK-FIXES-NEXT: {{^}}  blur<<<1, 1>>>(*maps[0], out);
 // CHECK-FIXES-NEXT: {{^}}  delete d;
+
+// Work on a stream other than the default one elsewhere in the unit cannot
+// reach a local container's elements: an element copied twice and launched
+// through an argument array (whose stream the rule does not read) is still
+// retargeted, as a local variable would be.
+__global__ void idle(int *out) { out[1] = 0; }
+void on_a_stream(int *out, cudaStream_t s) { idle<<<1, 1, 0, s>>>(out); }
+
+int element_in_argument_array(const CUtensorMap &first, const CUtensorMap &second, int *out) {
+  CUtensorMap *maps[1] = {nullptr};
+  cudaMalloc(&maps[0], sizeof(CUtensorMap));
+  cudaMemcpy(maps[0], &first, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  void *args[] = {&maps[0], &out};
+  cudaLaunchKernel((const void *)blur, dim3(1), dim3(1), args, 0, 0);
+  cudaMemcpy(maps[0], &second, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaLaunchKernel((const void *)blur, dim3(1), dim3(1), args, 0, 0);
+  cudaFree(maps[0]);
+  return 0;
+}
+// CHECK-FIXES-LABEL: int element_in_argument_array(
+// CHECK-FIXES: {{^}}  maps[0] = new CUtensorMap;
+// CHECK-FIXES-NEXT: {{^}}  *maps[0] = first;
+// CHECK-FIXES-NEXT: {{^}}  void *args[] = {maps[0], &out};
+// CHECK-FIXES: {{^}}  *maps[0] = second;
+// CHECK-FIXES: {{^}}  delete maps[0];

@@ -13,11 +13,14 @@
 __global__ void blur(const CUtensorMap *map, int *out) { out[0] = int(map->opaque[0]); }
 __global__ void sharpen(const CUtensorMap *map, int *out) { out[1] = int(map->opaque[1]); }
 __global__ void soften(const CUtensorMap *map, int *out) { out[2] = int(map->opaque[2]); }
+__global__ void queued(const CUtensorMap *map, int *out) { out[3] = int(map->opaque[3]); }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'blur' is left by reference
 // CHECK-DAG: warning: descriptor 'map' of kernel 'sharpen' is left by reference
 // CHECK-DAG: note: also: the storage rule cannot retarget it: 'maps' is used other than by a constant index, which may reach any of its elements [storage.unclassified-use]
 // CHECK-DAG: note: also: the storage rule cannot retarget it: 'kept' is used other than by a constant index, which may reach any of its elements [storage.unclassified-use]
 // CHECK-DAG: warning: descriptor 'map' of kernel 'soften' is left by reference
+// CHECK-DAG: warning: descriptor 'map' of kernel 'queued' is left by reference
+// CHECK-DAG: note: also: the storage rule cannot retarget it: work is enqueued here on a stream other than the default one, which may run a kernel after later statements: it would read 'maps[0]' then, where the retargeted launch passes it as it is at the call, and 'maps[0]' is copied into 2 times [storage.unclassified-use]
 
 extern void patch_all(std::vector<CUtensorMap *> &maps);
 
@@ -53,5 +56,18 @@ int written_through_element(CUtensorMap &h, int *out) {
   cudaMemset(&maps[0]->opaque[1], 0, 8);
   soften<<<1, 1>>>(d, out);
   cudaFree(d);
+  return 0;
+}
+
+// An element launched on a stream and copied into again on the default
+// one: the kernel may run after the second copy, and read it.
+int element_on_a_stream(const CUtensorMap &h, const CUtensorMap &h2, int *out, cudaStream_t s) {
+  CUtensorMap *maps[1] = {nullptr};
+  cudaMalloc(&maps[0], sizeof(CUtensorMap));
+  cudaMemcpy(maps[0], &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  queued<<<1, 1, 0, s>>>(maps[0], out);
+  cudaMemcpy(maps[0], &h2, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStreamSynchronize(s);
+  cudaFree(maps[0]);
   return 0;
 }

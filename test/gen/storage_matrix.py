@@ -719,20 +719,13 @@ def known_gap(cell):
     """Safe cells the tool does not rewrite yet, each a documented limitation
     (docs/limitations.md, "The storage rule"): they must be refused with the
     files unchanged, and a gap that starts being rewritten fails the cell,
-    so that it is taken off this list. The last three before (std::unique_ptr
-    owners, template kernels launched in generic lambdas, CUdeviceptr
-    storages) are followed by the storage rule now.
-
-    A callable helper hands its callable the stream to launch on
-    (`with_stream([&](cudaStream_t st) { k<<<1, 1, 0, st>>>(...); })`): a
-    parameter the tool takes as any stream, which may run the launch after
-    the next copy into the storage (issue 41, stream time), though every
-    call passes the default stream here. A storage copied into again after
-    the first launch (COPIED_AGAIN) is refused so; one whose copies go into
-    fresh allocations is rewritten.
+    so that it is taken off this list. None is left. The last before: a
+    callable helper that hands its callable the stream to launch on, where
+    the storage is copied into again after the launch, was refused as work
+    on a stream that may run late; the stream rule now holds only where
+    something in the unit may hold a stream (issue 41,
+    refusals/R5-held-streams.cu), and nothing here does.
     """
-    if cell[2] == "callable-helper" and cell[0] in COPIED_AGAIN:
-        return "a stream handed in through a parameter"
     return None
 
 

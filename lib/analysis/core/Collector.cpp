@@ -4,6 +4,7 @@
 
 #include "CudaApi.h"
 #include "GenericLambdas.h"
+#include "StreamHolds.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 
@@ -45,6 +46,12 @@ public:
   bool VisitFunctionDecl(FunctionDecl *FD) {
     if (isKernel(FD) && !descriptorParamIndexes(FD).empty())
       A.Kernels.push_back(FD);
+    if (!A.StreamHold)
+      if (const Stmt *L = pollingLoop(FD)) {
+        A.StreamHold = L;
+        A.StreamHoldWhat = "'" + FD->getNameAsString() +
+                           "' waits in a loop on memory that code running later may write";
+      }
     return true;
   }
   bool VisitCallExpr(CallExpr *CE) {
@@ -60,6 +67,13 @@ public:
     const CudaApi *Api = cudaApiOf(CE);
     if (Api && Api->Role == ApiRole::GraphCapture && !A.GraphCall)
       A.GraphCall = CE;
+    if (Api && mayHoldStream(*Api) && !A.StreamHold) {
+      A.StreamHold = CE;
+      A.StreamHoldWhat = "'" + Api->Name.str() + "' " +
+                         (Api->Role == ApiRole::HostCallback
+                              ? "runs host code on a stream, which may wait for the program"
+                              : "makes a stream wait for a value in memory");
+    }
     if (!Stack.empty() && enqueuesOnOtherStream(CE, Stack.back())) {
       if (!A.OtherStreamCall)
         A.OtherStreamCall = CE;

@@ -127,6 +127,9 @@ const std::vector<CudaApi> &table() {
       takesKernel("cudaStreamAddCallback", ApiRole::HostCallback, 1),
       takesKernel("cuLaunchHostFunc", ApiRole::HostCallback, 1),
       takesKernel("cuStreamAddCallback", ApiRole::HostCallback, 1),
+      memory("cuStreamWaitValue32", ApiRole::StreamWait, -1),
+      memory("cuStreamWaitValue64", ApiRole::StreamWait, -1),
+      memory("cuStreamBatchMemOp", ApiRole::StreamWait, -1),
       // CUDA graphs: a captured launch is replayed later with the arguments
       // it had when it was captured.
       memory("cudaStreamBeginCapture", ApiRole::GraphCapture, -1),
@@ -462,6 +465,7 @@ static const Expr *streamOperand(const CallExpr *CE, const Expr *&Config) {
   case ApiRole::SymbolCopy:
   case ApiRole::DeviceWrite:
   case ApiRole::HostCallback:
+  case ApiRole::StreamWait:
     break;
   default:
     return nullptr;
@@ -501,6 +505,10 @@ bool onLegacyStream(const CallExpr *CE) {
   // cudaStreamPerThread (2) is the thread's stream, which a graph may capture.
   const auto *IL = dyn_cast<IntegerLiteral>(Stream->IgnoreParenCasts());
   return isDefaultStream(Stream) && !(IL && IL->getValue() == 2);
+}
+
+bool mayHoldStream(const CudaApi &Api) {
+  return Api.Role == ApiRole::HostCallback || Api.Role == ApiRole::StreamWait;
 }
 
 bool enqueuesOnOtherStream(const CallExpr *CE, const FunctionDecl *Fn) {

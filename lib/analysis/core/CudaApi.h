@@ -54,6 +54,10 @@ enum class ApiRole {
   /// function) when the stream reaches it, on another thread, at a time
   /// the program does not order with its own statements.
   HostCallback,
+  /// `cuStreamWaitValue32(s, addr, v, flags)`, `cuStreamBatchMemOp`: the
+  /// stream waits until memory holds a value, which host code may write
+  /// only later: the stream may be held behind later statements.
+  StreamWait,
 };
 
 struct CudaApi {
@@ -100,6 +104,11 @@ bool isWholeDescriptorCopy(const clang::CallExpr *Call, const CudaApi &Api,
 bool copiesOneBlock(const clang::CallExpr *Call, const CudaApi &Api, clang::ASTContext &Ctx);
 /// cudaApi(Name) when it has \p Role, else null.
 const CudaApi *cudaApi(llvm::StringRef Name, ApiRole Role);
+
+/// Can \p Api hold the stream it is enqueued on until later host code
+/// runs: a host function (which may wait for the program's threads) or a
+/// wait for a value in memory?
+bool mayHoldStream(const CudaApi &Api);
 
 /// Does \p CE enqueue work (a launch, a copy, a memset, a host function)
 /// on a stream that may run it after the statements that follow the call?

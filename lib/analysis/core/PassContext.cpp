@@ -50,6 +50,16 @@ const CallExpr *PassContext::otherStreamWork(const FunctionDecl *Fn) {
   return nullptr;
 }
 
+const CallExpr *PassContext::deferredStreamWork(const FunctionDecl *Fn) {
+  return StreamHold ? otherStreamWork(Fn) : nullptr;
+}
+
+std::string PassContext::streamHoldNote() const {
+  if (!StreamHold)
+    return std::string();
+  return StreamHoldWhat + ", so a stream may be held until later statements run";
+}
+
 DescriptorParam &PassComponent::paramFacts(const FunctionDecl *FD, unsigned Index) {
   std::string Key = paramKey(FD, Index);
   auto It = Pass.ParamSlot.find(Key);

@@ -135,6 +135,18 @@ struct PassContext {
   /// first such call of each function.
   const clang::CallExpr *OtherStreamCall = nullptr;
   std::map<const clang::FunctionDecl *, const clang::CallExpr *> OtherStreamCalls;
+  /// The first thing in the user's code that may hold a stream until host
+  /// code written later runs (StreamHolds.h), or null; and what it is, for
+  /// messages ("'hold' waits in a loop on memory ...").
+  const clang::Stmt *StreamHold = nullptr;
+  std::string StreamHoldWhat;
+  /// otherStreamWork(\p Fn) where something in the translation unit may
+  /// hold a stream, else null. Without a hold, running each operation when
+  /// it is enqueued is a schedule the device may pick, and the rewrite
+  /// reads what the kernel reads in it.
+  const clang::CallExpr *deferredStreamWork(const clang::FunctionDecl *Fn);
+  /// A note naming StreamHold, for a refusal that rests on it.
+  std::string streamHoldNote() const;
   /// The user's functions each function calls directly (definitions).
   std::map<const clang::FunctionDecl *, std::set<const clang::FunctionDecl *>> Callees;
   /// The first call enqueuing work on a stream other than the default one

@@ -653,6 +653,64 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
   return std::move(G.R);
 }
 
+/// Is \p E a test that \p V is null: `!v`, `v == nullptr`, `v == 0`,
+/// `nullptr == v`?
+static bool nullTestOf(const Expr *E, const VarDecl *V) {
+  E = E->IgnoreParenImpCasts();
+  auto IsV = [&](const Expr *X) {
+    const auto *R = dyn_cast<DeclRefExpr>(X->IgnoreParenImpCasts());
+    return R && R->getDecl()->getCanonicalDecl() == V->getCanonicalDecl();
+  };
+  auto IsNull = [&](const Expr *X) {
+    return X->IgnoreParenImpCasts()->isNullPointerConstant(V->getASTContext(),
+                                                           Expr::NPC_ValueDependentIsNotNull) !=
+           Expr::NPCK_NotNull;
+  };
+  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_LNot)
+    return IsV(U->getSubExpr());
+  if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->getOpcode() == BO_EQ)
+    return (IsV(B->getLHS()) && IsNull(B->getRHS())) || (IsV(B->getRHS()) && IsNull(B->getLHS()));
+  return false;
+}
+
+/// Does \p S hold an allocation into \p V (`cudaMalloc(&v, ...)`)?
+static bool allocatesInto(const Stmt *S, const VarDecl *V) {
+  if (!S)
+    return false;
+  if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    const CudaApi *Api = cudaApiOf(CE);
+    if (Api && Api->Role == ApiRole::Alloc && Api->Dest >= 0 &&
+        CE->getNumArgs() > unsigned(Api->Dest)) {
+      const Expr *A = CE->getArg(Api->Dest)->IgnoreParenCasts();
+      if (const auto *U = dyn_cast<UnaryOperator>(A); U && U->getOpcode() == UO_AddrOf)
+        if (const auto *R = dyn_cast<DeclRefExpr>(U->getSubExpr()->IgnoreParenImpCasts()))
+          if (R->getDecl()->getCanonicalDecl() == V->getCanonicalDecl())
+            return true;
+    }
+  }
+  for (const Stmt *C : S->children())
+    if (allocatesInto(C, V))
+      return true;
+  return false;
+}
+
+bool DeviceStorage::copiedOnlyWhenAllocated(Group &G) {
+  if (G.Copies != 1 || !G.FirstCopy || !G.FirstCopyFn)
+    return false;
+  for (const Stmt *Child = G.FirstCopy, *P = parent(G.FirstCopyFn, Child); P;
+       Child = P, P = parent(G.FirstCopyFn, P)) {
+    const auto *If = dyn_cast<IfStmt>(P);
+    if (!If || If->getThen() != Child || !If->getCond())
+      continue;
+    for (const std::string &K : G.Members) {
+      const auto *V = dyn_cast_or_null<VarDecl>(Idx->Nodes[K].D);
+      if (V && nullTestOf(If->getCond(), V) && allocatesInto(If->getThen(), V))
+        return true;
+    }
+  }
+  return false;
+}
+
 bool DeviceStorage::copiedOnceForOtherStreams(Group &G) {
   // Only the function's code reaches its locals: its own streams count. An
   // element is its container's (a local whose every use is a constant
@@ -679,8 +737,9 @@ bool DeviceStorage::copiedOnceForOtherStreams(Group &G) {
   const CallExpr *At = In.OtherStreamWork ? In.OtherStreamWork(AllLocal ? Scope : nullptr) : nullptr;
   if (!At)
     return true;
+  std::string Hold = In.StreamHold ? In.StreamHold() : std::string();
   std::string Why = "work is enqueued here on a stream other than the default one, which may "
-                    "run a kernel after later statements: it would read '" +
+                    "run a kernel after later statements (" + Hold + "): it would read '" +
                     G.R.Name + "' then, where the retargeted launch passes it as it is at the "
                                "call, and ";
   if (G.Copies != 1)
@@ -717,6 +776,17 @@ bool DeviceStorage::copiedOnceForOtherStreams(Group &G) {
     return refuse(G, At,
                   Why + "the copy into '" + G.R.Name + "' may run more than once (" +
                       (Loop ? "in a loop" : "a goto may jump back to it") + ")");
+  // Storage that outlives a call of its function (a static, a global, a
+  // member, what a parameter points to) is copied into again by the next
+  // call, unless the copy runs only right after the allocation (under the
+  // null test that allocates): then each allocation is copied into once.
+  bool MainOnly = G.FirstCopyFn && G.FirstCopyFn->isMain();
+  if (!AllLocal && !MainOnly && !copiedOnlyWhenAllocated(G))
+    return refuse(G, At,
+                  Why + "the copy into '" + G.R.Name +
+                      "' runs again on the next call of '" +
+                      (G.FirstCopyFn ? G.FirstCopyFn->getNameAsString() : std::string("?")) +
+                      "', which '" + G.R.Name + "' outlives");
   return true;
 }
 

@@ -101,8 +101,11 @@ struct StorageInputs {
       ArraySlotOf;
   /// The first call enqueuing work on a stream other than the default one
   /// in the function (or what it calls), or with none in the translation
-  /// unit; null: none (PassContext::otherStreamWork).
+  /// unit, where something in the unit may hold a stream; null: none
+  /// (PassContext::deferredStreamWork).
   std::function<const clang::CallExpr *(const clang::FunctionDecl *)> OtherStreamWork;
+  /// What may hold a stream, for the message (PassContext::streamHoldNote).
+  std::function<std::string()> StreamHold;
 };
 
 /// The storage analysis (host/DeviceStorage.cpp). One walk indexes every
@@ -163,6 +166,10 @@ private:
   /// anywhere), or when the group is copied into once, outside any loop in
   /// its scope. False (refused) otherwise.
   bool copiedOnceForOtherStreams(Group &G);
+  /// Is the group's one copy made only right after an allocation: inside
+  /// the `then` of a null test of a member that allocates into it
+  /// (`if (!d) { cudaMalloc(&d, ...); cudaMemcpy(d, ...); }`)?
+  bool copiedOnlyWhenAllocated(Group &G);
   bool classifyPointerUse(Group &G, const StorageNode &N, const StorageRef &R);
   /// A use of an owner: `get()` reads the pointer, `if (d)` tests it, a move
   /// into another owner joins it; anything else refuses.

@@ -62,7 +62,7 @@ public:
   /// A launch that may read its device copy later than its call: a CUDA
   /// graph may capture it (Pass.GraphCall: the translation unit captures
   /// or replays one) and replay it, or its stream (or one it waits for)
-  /// may run it after statements written later (Pass.otherStreamWork: in
+  /// may run it after statements written later (Pass.deferredStreamWork: in
   /// \p Fn or what it calls when the device copy is \p LocalToFn, which
   /// only its code can reach; else anywhere in the translation unit),
   /// unless \p OneStreamOrder: every operation on the device copy (its

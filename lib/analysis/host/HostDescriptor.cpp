@@ -285,13 +285,15 @@ std::optional<Blocker> HostBuffers::deferredReadBlocker(const CallExpr *Copy, co
   // legacy default stream cannot be.
   const CallExpr *At = Pass.GraphCall && !OnLegacyStream ? Pass.GraphCall
                        : OneStreamOrder                  ? nullptr
-                                        : Pass.otherStreamWork(LocalToFn ? Fn : nullptr);
+                                        : Pass.deferredStreamWork(LocalToFn ? Fn : nullptr);
   if (!At)
     return std::nullopt;
   bool Graph = At == Pass.GraphCall;
   std::vector<Note> AtNote{{Graph ? "a CUDA graph is captured or replayed here"
                                   : "work is enqueued here on a stream other than the default one",
                             ST.point(At->getBeginLoc())}};
+  if (!Graph)
+    AtNote.push_back({Pass.streamHoldNote(), ST.point(Pass.StreamHold->getBeginLoc())});
   auto Refuse = [&](const std::string &Detail, SourceLocation Where) {
     return blockerFor(Graph ? ReasonID::HostGraphReplay : ReasonID::HostOtherStream, {Detail},
                       ST.point(Where), AtNote);

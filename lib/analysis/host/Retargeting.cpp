@@ -69,7 +69,8 @@ private:
       return Name + " has external linkage: another translation unit may call it with a device "
              "pointer or use what it returns as one (make it static, or " + oneUnitRun() + ")";
     };
-    In.OtherStreamWork = [this](const FunctionDecl *Fn) { return Pass.otherStreamWork(Fn); };
+    In.OtherStreamWork = [this](const FunctionDecl *Fn) { return Pass.deferredStreamWork(Fn); };
+    In.StreamHold = [this] { return Pass.streamHoldNote(); };
     In.NamedElsewhere = [this](const VarDecl *V) -> std::optional<std::string> {
       std::string Name = "'" + V->getQualifiedNameAsString() + "'";
       if (std::optional<std::string> Units = otherUnitsReaching(V))

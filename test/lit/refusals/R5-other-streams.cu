@@ -7,7 +7,11 @@
 // such work a launch is rewritten only where the device copy never changes
 // once made: one copy, outside any loop, and no other use that may change
 // it. The semantic fuzzer found the wrong rewrites this replaces (seed 2,
-// held streams).
+// held streams). The rule holds only where something in the unit may hold
+// a stream (here 'spin', a kernel that waits for a flag host code sets
+// later: refusals/R5-held-streams.cu lists the others); without one, each
+// operation running when it is enqueued is a schedule the device may pick
+// (patterns/H2-unheld-streams.cu).
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
 // RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
@@ -21,6 +25,11 @@ __global__ void one_stream(const CUtensorMap *map, int *out) { asm volatile("pre
 __global__ void set_after(const CUtensorMap *map, int *out) { asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory"); out[2] = 1; }
 __global__ void cached(const CUtensorMap *map, int *out) { asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory"); out[3] = 1; }
 __global__ void reused(const CUtensorMap *map, int *out) { asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory"); out[4] = 1; }
+
+__global__ void spin(const volatile int *flag) {
+  while (!*flag) {
+  }
+}
 
 static void encode(CUtensorMap *m, int v) { m->opaque[0] = v; }
 
@@ -60,7 +69,7 @@ void copy_after_launch(int *out) {
 }
 // CHECK: warning: descriptor 'map' of kernel 'copied_again' is left by reference: work is enqueued on a stream other than the default one in this translation unit and 'd' is copied into 2 times, so the kernel may read a later copy: the kernel reads the device copy when its stream runs it, which may be after later statements, where a by-value launch passes the descriptor as it is at the call [tma-105]
 // CHECK: note: work is enqueued here on a stream other than the default one
-// CHECK: note: also: the storage rule cannot retarget it: work is enqueued here on a stream other than the default one, which may run a kernel after later statements: it would read 'd' then, where the retargeted launch passes it as it is at the call, and 'd' is copied into 2 times [storage.unclassified-use]
+// CHECK: note: also: the storage rule cannot retarget it: work is enqueued here on a stream other than the default one, which may run a kernel after later statements ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run): it would read 'd' then, where the retargeted launch passes it as it is at the call, and 'd' is copied into 2 times [storage.unclassified-use]
 // CHECK-FIXES-LABEL: void copy_after_launch(
 // CHECK-FIXES: {{^}}  copied_again<<<1, 1, 0, s>>>(d, out);
 
@@ -113,7 +122,7 @@ void refill_in_loop(cudaStream_t s, int *out, int n) {
   }
 }
 // CHECK: warning: descriptor 'map' of kernel 'cached' is left by reference
-// CHECK: note: also: the storage rule cannot retarget it: work is enqueued here on a stream other than the default one, which may run a kernel after later statements: it would read 'cache' then, where the retargeted launch passes it as it is at the call, and the copy into 'cache' may run more than once (in a loop) [storage.unclassified-use]
+// CHECK: note: also: the storage rule cannot retarget it: work is enqueued here on a stream other than the default one, which may run a kernel after later statements ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run): it would read 'cache' then, where the retargeted launch passes it as it is at the call, and the copy into 'cache' may run more than once (in a loop) [storage.unclassified-use]
 // CHECK-FIXES-LABEL: void refill_in_loop(
 // CHECK-FIXES: {{^}}    cached<<<1, 1, 0, s>>>(cache, out);
 

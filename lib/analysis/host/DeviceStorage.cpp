@@ -50,31 +50,21 @@ static const Expr *valueOf(const Expr *E) {
 
 /// The element storage `maps[0]` names, or "".
 std::string DeviceStorage::elementOf(const Expr *E) {
-  const Expr *Base = nullptr, *Index = nullptr;
-  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
-    Base = AS->getBase(), Index = AS->getIdx();
-  else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
-           OC && OC->getOperator() == OO_Subscript && OC->getNumArgs() == 2)
-    Base = OC->getArg(0), Index = OC->getArg(1);
-  const auto *R = Base ? dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts()) : nullptr;
-  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
-  Expr::EvalResult K;
-  if (!V || Index->isValueDependent() || !Index->EvaluateAsInt(K, Ctx))
-    return "";
-  return Idx->elementKey(V, K.Val.getInt().getExtValue());
+  std::optional<HolderSlot> S = holderSlotOf(E, Ctx);
+  return S ? Idx->elementKey(S->Container, S->Index) : std::string();
 }
 
 std::optional<std::string> DeviceStorage::storageOf(const Expr *E) {
   E = valueOf(E);
   std::string Key;
-  if (const auto *R = dyn_cast<DeclRefExpr>(E)) {
+  if (const auto *R = dyn_cast<DeclRefExpr>(E); R && isa<VarDecl>(R->getDecl())) {
     if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && holdsDescriptorAddress(V->getType()))
       Key = Idx->variableKey(V);
+  } else if (Key = elementOf(E); !Key.empty()) {
   } else if (const auto *ME = dyn_cast<MemberExpr>(E)) {
     if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
         F && holdsDescriptorAddress(F->getType()))
       Key = Idx->fieldKey(F);
-  } else if (Key = elementOf(E); !Key.empty()) {
   } else if (Key = ownerRead(E); !Key.empty()) {
   } else if (const auto *CE = dyn_cast<CallExpr>(E)) {
     if (const FunctionDecl *FD = CE->getDirectCallee();
@@ -446,9 +436,16 @@ bool DeviceStorage::classifyParent(Group &G, const StorageNode &N, const Storage
   if (const auto *Call = dyn_cast<CallExpr>(P)) {
     if (Call->getCallee() == Cur)
       return refuse(G, Call, Name + " is called");
+    // `std::ref(d)` making a holder's slot (holderInitialisers).
+    if (auto It = Idx->ElementInits.find(Cur); It != Idx->ElementInits.end())
+      return join(G, It->second, Call);
     return classifyCallArg(G, N, Call, Cur, R);
   }
   if (const auto *CE = dyn_cast<CXXConstructExpr>(P)) {
+    // `std::pair<CUtensorMap *, int> p{d, 0}`: the slot (a storage of its
+    // own) joins (holderInitialisers).
+    if (auto It = Idx->ElementInits.find(Cur); It != Idx->ElementInits.end())
+      return join(G, It->second, CE);
     // `std::unique_ptr<CUtensorMap, D> d(p)`: the owner joins.
     if (auto It = Idx->OwnerInits.find(CE); It != Idx->OwnerInits.end() && CE->getArg(0) == Cur)
       return join(G, It->second, CE);
@@ -503,29 +500,13 @@ bool DeviceStorage::classifyParent(Group &G, const StorageNode &N, const Storage
       }
     // `CUtensorMap *maps[2] = {d, e};`: the element (a storage of its own)
     // joins.
-    if (const VarDecl *V = arrayInitialised(IL, R.Fn))
-      for (unsigned At = 0; At < IL->getNumInits(); ++At)
-        if (IL->getInit(At) == Cur)
-          return join(G, Idx->elementKey(V, At), IL);
+    if (auto It = Idx->ElementInits.find(Cur); It != Idx->ElementInits.end())
+      return join(G, It->second, IL);
     return refuse(G, IL, Name + " is put in a list the tool does not follow");
   }
   if (isa<UnaryExprOrTypeTraitExpr>(P))
     return true; // sizeof: not evaluated
   return refuse(G, P, Name + " is used here in a way the tool does not follow");
-}
-
-/// The local array of descriptor pointers that \p IL initialises
-/// (`CUtensorMap *maps[2] = {d, e};`), or null.
-const VarDecl *DeviceStorage::arrayInitialised(const InitListExpr *IL, const FunctionDecl *Fn) {
-  const auto *DS = dyn_cast_or_null<DeclStmt>(parent(Fn, IL));
-  if (!DS || !IL->getType()->isConstantArrayType())
-    return nullptr;
-  for (const Decl *D : DS->decls())
-    if (const auto *V = dyn_cast<VarDecl>(D);
-        V && V->getInit() && V->getInit()->IgnoreImplicit() == IL && V->hasLocalStorage() &&
-        holdsDescriptorAddress(V->getType()->getAsArrayTypeUnsafe()->getElementType()))
-      return V;
-  return nullptr;
 }
 
 /// `(CUdeviceptr)d` as the device address of a driver copy or free
@@ -694,6 +675,35 @@ static bool allocatesInto(const Stmt *S, const VarDecl *V) {
   return false;
 }
 
+bool DeviceStorage::runsOnce(const FunctionDecl *Fn, unsigned Depth) {
+  if (!Fn || Depth > 8)
+    return false;
+  if (Fn->isMain())
+    return true;
+  if (Fn->isExternallyVisible() || isa<CXXMethodDecl>(Fn) || Fn->isTemplateInstantiation())
+    return false;
+  auto It = Idx->FunctionUses.find(Fn->getCanonicalDecl());
+  if (It == Idx->FunctionUses.end() || It->second.size() != 1)
+    return false;
+  auto [Ref, Caller] = It->second.front();
+  if (!Caller || Caller == Fn || !Idx->DirectCalls.count(Ref) || !Caller->getBody())
+    return false;
+  for (const Stmt *P = parent(Caller, Ref); P; P = parent(Caller, P))
+    if (isLoop(P) || isa<LambdaExpr>(P))
+      return false;
+  std::function<bool(const Stmt *)> Jumps = [&](const Stmt *S) {
+    if (!S)
+      return false;
+    if (isa<GotoStmt, IndirectGotoStmt>(S))
+      return true;
+    for (const Stmt *C : S->children())
+      if (Jumps(C))
+        return true;
+    return false;
+  };
+  return !Jumps(Caller->getBody()) && runsOnce(Caller, Depth + 1);
+}
+
 bool DeviceStorage::copiedOnlyWhenAllocated(Group &G) {
   if (G.Copies != 1 || !G.FirstCopy || !G.FirstCopyFn)
     return false;
@@ -780,8 +790,7 @@ bool DeviceStorage::copiedOnceForOtherStreams(Group &G) {
   // member, what a parameter points to) is copied into again by the next
   // call, unless the copy runs only right after the allocation (under the
   // null test that allocates): then each allocation is copied into once.
-  bool MainOnly = G.FirstCopyFn && G.FirstCopyFn->isMain();
-  if (!AllLocal && !MainOnly && !copiedOnlyWhenAllocated(G))
+  if (!AllLocal && !runsOnce(G.FirstCopyFn) && !copiedOnlyWhenAllocated(G))
     return refuse(G, At,
                   Why + "the copy into '" + G.R.Name +
                       "' runs again on the next call of '" +

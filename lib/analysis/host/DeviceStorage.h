@@ -143,7 +143,6 @@ private:
   bool classifyArraySlot(Group &G, const clang::UnaryOperator *Addr, const clang::Expr *Storage,
                          const clang::FunctionDecl *Kernel, unsigned Index);
   std::string elementOf(const clang::Expr *E);
-  const clang::VarDecl *arrayInitialised(const clang::InitListExpr *IL, const clang::FunctionDecl *Fn);
   bool isDriverAddress(const clang::ExplicitCastExpr *EC, const clang::FunctionDecl *Fn);
   /// The storage \p E reads (a variable, a field, a call's result), if any.
   std::optional<std::string> storageOf(const clang::Expr *E);
@@ -170,6 +169,10 @@ private:
   /// the `then` of a null test of a member that allocates into it
   /// (`if (!d) { cudaMalloc(&d, ...); cudaMemcpy(d, ...); }`)?
   bool copiedOnlyWhenAllocated(Group &G);
+  /// Does \p Fn run at most once in the program: `main`, or a function
+  /// other units cannot name, whose one reference is a direct call outside
+  /// any loop (and goto) of a function that runs once?
+  bool runsOnce(const clang::FunctionDecl *Fn, unsigned Depth = 0);
   bool classifyPointerUse(Group &G, const StorageNode &N, const StorageRef &R);
   /// A use of an owner: `get()` reads the pointer, `if (d)` tests it, a move
   /// into another owner joins it; anything else refuses.

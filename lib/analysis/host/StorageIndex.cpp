@@ -138,18 +138,223 @@ std::string StorageIndex::elementKey(const VarDecl *Container, int64_t Index) co
   return keyAt('E', Container) + "[" + std::to_string(Index) + "]";
 }
 
-/// A local array, `std::array` or `std::vector` of descriptor pointers.
-static bool isPointerContainer(const VarDecl *V) {
-  QualType T = V->getType();
+/// The library holders of values the storage rule follows by element, and
+/// what their slots are: a container indexed by a constant (`std::array`,
+/// `std::vector`), or a fixed set of slots (`std::pair`: `first` and
+/// `second`; `std::tuple`: `std::get<I>`; `std::optional`: `*o`,
+/// `o.value()`). Each row says which accesses name a slot; any other use
+/// of the holder may reach every slot (closeContainers).
+enum class Holder { None, CArray, Indexed, Pair, Tuple, Optional, Reference };
+
+static Holder holderKind(QualType T) {
   if (const ArrayType *AT = T->getAsArrayTypeUnsafe())
-    return holdsDescriptorAddress(AT->getElementType());
+    return holdsDescriptorAddress(AT->getElementType()) ? Holder::CArray : Holder::None;
   const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(T->getAsCXXRecordDecl());
-  if (!Spec || !Spec->isInStdNamespace() ||
-      !llvm::is_contained({"vector", "array"}, Spec->getName()))
-    return false;
+  if (!Spec || !Spec->isInStdNamespace())
+    return Holder::None;
+  llvm::StringRef Name = Spec->getName();
   const TemplateArgumentList &Args = Spec->getTemplateArgs();
-  return Args.size() > 0 && Args[0].getKind() == TemplateArgument::Type &&
-         holdsDescriptorAddress(Args[0].getAsType());
+  auto SlotHolds = [&](unsigned I) {
+    return I < Args.size() && Args[I].getKind() == TemplateArgument::Type &&
+           holdsDescriptorAddress(Args[I].getAsType());
+  };
+  if (Name == "vector" || Name == "array")
+    return SlotHolds(0) ? Holder::Indexed : Holder::None;
+  if (Name == "optional")
+    return SlotHolds(0) ? Holder::Optional : Holder::None;
+  if (Name == "reference_wrapper")
+    return SlotHolds(0) ? Holder::Reference : Holder::None;
+  if (Name == "pair")
+    return SlotHolds(0) || SlotHolds(1) ? Holder::Pair : Holder::None;
+  if (Name == "tuple" && Args.size() == 1 && Args[0].getKind() == TemplateArgument::Pack)
+    for (const TemplateArgument &A : Args[0].pack_elements())
+      if (A.getKind() == TemplateArgument::Type && holdsDescriptorAddress(A.getAsType()))
+        return Holder::Tuple;
+  return Holder::None;
+}
+
+/// A local array, or a library holder (holderKind) of descriptor pointers.
+static bool isPointerContainer(const VarDecl *V) { return holderKind(V->getType()) != Holder::None; }
+
+/// The holder variable \p E names, directly.
+static const VarDecl *holderNamed(const Expr *E, const DeclRefExpr *&Ref) {
+  Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return V && isPointerContainer(V) ? V : nullptr;
+}
+
+/// How the code names slot \p At of holder \p V, for messages.
+static std::string slotName(const VarDecl *V, int64_t At) {
+  if (const auto *DD = dyn_cast<DecompositionDecl>(V); DD && At < int64_t(DD->bindings().size()))
+    return DD->bindings()[At]->getNameAsString();
+  std::string N = V->getNameAsString();
+  switch (holderKind(V->getType())) {
+  case Holder::Pair:
+    return N + (At == 0 ? ".first" : ".second");
+  case Holder::Tuple:
+    return "std::get<" + std::to_string(At) + ">(" + N + ")";
+  case Holder::Optional:
+    return "*" + N;
+  case Holder::Reference:
+    return N + ".get()";
+  default:
+    return N + "[" + std::to_string(At) + "]";
+  }
+}
+
+std::optional<HolderSlot> holderSlotOf(const Expr *E, ASTContext &Ctx) {
+  HolderSlot S;
+  auto Constant = [&](const Expr *Index) -> std::optional<int64_t> {
+    Expr::EvalResult K;
+    if (Index->isValueDependent() || !Index->EvaluateAsInt(K, Ctx))
+      return std::nullopt;
+    return K.Val.getInt().getExtValue();
+  };
+  auto Found = [&](const Expr *Base, std::optional<int64_t> At,
+                   std::initializer_list<Holder> Kinds) -> std::optional<HolderSlot> {
+    S.Container = holderNamed(Base, S.Ref);
+    if (!S.Container || !At || !llvm::is_contained(Kinds, holderKind(S.Container->getType())))
+      return std::nullopt;
+    S.Index = *At;
+    return S;
+  };
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+    return Found(AS->getBase(), Constant(AS->getIdx()), {Holder::CArray});
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if (OC->getOperator() == OO_Subscript && OC->getNumArgs() == 2)
+      return Found(OC->getArg(0), Constant(OC->getArg(1)), {Holder::Indexed});
+    if (OC->getOperator() == OO_Star && OC->getNumArgs() == 1)
+      return Found(OC->getArg(0), 0, {Holder::Optional});
+    return std::nullopt;
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!F || ME->isArrow())
+      return std::nullopt;
+    std::optional<int64_t> At;
+    if (F->getName() == "first")
+      At = 0;
+    else if (F->getName() == "second")
+      At = 1;
+    return Found(ME->getBase(), At, {Holder::Pair});
+  }
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *M = MC->getMethodDecl();
+    if (!M || MC->getNumArgs() != 0)
+      return std::nullopt;
+    // `w.get()` and the conversion `T &` of a std::reference_wrapper.
+    if (isa<CXXConversionDecl>(M) || (M->getIdentifier() && M->getName() == "get"))
+      return Found(MC->getImplicitObjectArgument(), 0, {Holder::Reference});
+    if (M->getIdentifier() && M->getName() == "value")
+      return Found(MC->getImplicitObjectArgument(), 0, {Holder::Optional});
+    return std::nullopt;
+  }
+  // `auto [p, n] = std::pair<CUtensorMap *, int>(d, 0);`: `p` names a slot
+  // of the hidden holder the declaration makes.
+  if (const auto *R = dyn_cast<DeclRefExpr>(E))
+    if (const auto *B = dyn_cast<BindingDecl>(R->getDecl()))
+      if (const auto *DD = dyn_cast_or_null<DecompositionDecl>(B->getDecomposedDecl());
+          DD && isPointerContainer(DD) && holderKind(DD->getType()) != Holder::Optional &&
+          holderKind(DD->getType()) != Holder::Reference) {
+        S.Container = DD;
+        S.Ref = nullptr;
+        S.Index = llvm::find(DD->bindings(), B) - DD->bindings().begin();
+        return S;
+      }
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    // std::get<I>(holder)
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier() || FD->getName() != "get" ||
+        CE->getNumArgs() != 1)
+      return std::nullopt;
+    const TemplateArgumentList *Args = FD->getTemplateSpecializationArgs();
+    if (!Args || Args->size() == 0 || Args->get(0).getKind() != TemplateArgument::Integral)
+      return std::nullopt;
+    return Found(CE->getArg(0), Args->get(0).getAsIntegral().getExtValue(),
+                 {Holder::Pair, Holder::Tuple, Holder::Indexed});
+  }
+  return std::nullopt;
+}
+
+/// A call on a holder that reads none of its slots' values and changes
+/// nothing: `o.has_value()`, `bool(o)` of a `std::optional`; `size()`,
+/// `empty()` of a `std::vector` or `std::array`. The holder's reference.
+static const DeclRefExpr *holderQueryOf(const Expr *E) {
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+  const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
+  if (!M || MC->getNumArgs() != 0 || !M->isConst())
+    return nullptr;
+  const DeclRefExpr *Ref;
+  const VarDecl *V = holderNamed(MC->getImplicitObjectArgument(), Ref);
+  if (!V)
+    return nullptr;
+  Holder K = holderKind(V->getType());
+  bool Query = false;
+  if (K == Holder::Optional)
+    Query = isa<CXXConversionDecl>(M) || (M->getIdentifier() && M->getName() == "has_value");
+  else if (K == Holder::Indexed)
+    Query = M->getIdentifier() && llvm::is_contained({"size", "empty", "max_size"}, M->getName());
+  return Query ? Ref : nullptr;
+}
+
+std::vector<std::pair<int64_t, const Expr *>> holderInitialisers(const VarDecl *V) {
+  std::vector<std::pair<int64_t, const Expr *>> Out;
+  Holder K = holderKind(V->getType());
+  const Expr *Init = V->getInit();
+  if (K == Holder::None || !Init)
+    return Out;
+  Init = Init->IgnoreImplicit();
+  if (const auto *IL = dyn_cast<InitListExpr>(Init)) {
+    // `CUtensorMap *maps[2] = {d, e};`; `std::array<CUtensorMap *, 2> a{d, e}`
+    // is an aggregate whose one field is the array (brace elision).
+    if (K == Holder::Indexed && V->getType()->isRecordType() && IL->getNumInits() == 1)
+      IL = dyn_cast<InitListExpr>(IL->getInit(0)->IgnoreImplicit());
+    if (!IL || !IL->getType()->isConstantArrayType() || (K != Holder::CArray && K != Holder::Indexed))
+      return Out;
+    for (unsigned At = 0; At < IL->getNumInits(); ++At)
+      if (!isa<ImplicitValueInitExpr>(IL->getInit(At)))
+        Out.push_back({At, IL->getInit(At)});
+    return Out;
+  }
+  // `std::reference_wrapper<CUtensorMap *> w = std::ref(d)`: the slot is
+  // `d` itself, a name of the same storage.
+  if (const auto *Call = dyn_cast<CallExpr>(Init); Call && K == Holder::Reference) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+        (FD->getName() == "ref" || FD->getName() == "cref") && Call->getNumArgs() == 1 &&
+        holdsDescriptorAddress(Call->getArg(0)->getType()))
+      Out.push_back({0, Call->getArg(0)});
+    return Out;
+  }
+  // `std::pair<CUtensorMap *, int> p{d, 0}`, `std::tuple<int, CUtensorMap *> t{0, d}`,
+  // `std::optional<CUtensorMap *> o = d`: the library's constructor from
+  // one value per slot stores each argument into its slot.
+  const auto *CE = dyn_cast<CXXConstructExpr>(Init);
+  if (!CE || (K != Holder::Pair && K != Holder::Tuple && K != Holder::Optional && K != Holder::Reference) ||
+      !CE->getConstructor() || CE->getConstructor()->isCopyOrMoveConstructor())
+    return Out;
+  // One argument per slot, each slot of a descriptor pointer given one (not
+  // a converting, in-place or piecewise constructor).
+  std::vector<QualType> Slots;
+  const auto *Spec = cast<ClassTemplateSpecializationDecl>(V->getType()->getAsCXXRecordDecl());
+  for (const TemplateArgument &A : Spec->getTemplateArgs().asArray()) {
+    if (A.getKind() == TemplateArgument::Pack)
+      for (const TemplateArgument &P : A.pack_elements())
+        Slots.push_back(P.getKind() == TemplateArgument::Type ? P.getAsType() : QualType());
+    else if (A.getKind() == TemplateArgument::Type)
+      Slots.push_back(A.getAsType());
+  }
+  if (CE->getNumArgs() != Slots.size())
+    return Out;
+  for (unsigned At = 0; At < CE->getNumArgs(); ++At) {
+    const Expr *A = CE->getArg(At);
+    bool Slot = !Slots[At].isNull() && holdsDescriptorAddress(Slots[At]);
+    if (isa<CXXDefaultArgExpr>(A) || (Slot && !holdsDescriptorAddress(A->getType())))
+      return {};
+    if (Slot)
+      Out.push_back({At, A});
+  }
+  return Out;
 }
 
 std::string StorageIndex::variableKey(const VarDecl *V) const {
@@ -284,6 +489,8 @@ public:
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *R) {
+    if (isa<BindingDecl>(R->getDecl()))
+      element(R);
     if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && holdsDescriptorAddress(V->getType()))
       variableNode(V).Uses.push_back({R, top()});
     if (const auto *V = dyn_cast<VarDecl>(R->getDecl()); V && isOwner(V))
@@ -292,6 +499,8 @@ public:
       ContainerRefs[V].push_back(R);
     if (const auto *FD = dyn_cast<FunctionDecl>(R->getDecl()))
       FunctionRefs.push_back({R, FD});
+    if (const auto *FD = dyn_cast<FunctionDecl>(R->getDecl()))
+      I.FunctionUses[FD->getCanonicalDecl()].push_back({R, top()});
     return true;
   }
 
@@ -316,6 +525,11 @@ public:
   std::set<const InitListExpr *> SeenInitLists;
 
   bool VisitMemberExpr(MemberExpr *ME) {
+    // `p.first` of a local `std::pair`: its element, not the library's field.
+    if (holderSlotOf(ME, I.Ctx)) {
+      element(ME);
+      return true;
+    }
     if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
         F && holdsDescriptorAddress(F->getType()))
       fieldNode(F).Uses.push_back({ME, top()});
@@ -325,6 +539,7 @@ public:
   }
 
   bool VisitCallExpr(CallExpr *CE) {
+    element(CE); // `a[0]` of a std::array, `std::get<1>(t)`, `*o`, `o.value()`
     handedToLibrary(CE->getDirectCallee());
     if (const auto *Callee = dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
       CalleeRefs.insert(Callee);
@@ -380,21 +595,43 @@ public:
     return true;
   }
 
-  /// `CUtensorMap *maps[2] = {d, nullptr};`: each initialiser is a value
-  /// stored into its element, which is a storage of its own (element), so
-  /// `maps[0]` and `d` join one group.
+  /// `CUtensorMap *maps[2] = {d, nullptr};`, `std::pair<CUtensorMap *, int>
+  /// p{d, 0}`: each initialiser is a value stored into its element, which
+  /// is a storage of its own (element), so `maps[0]` and `d` join one group.
   void initialisedElements(const VarDecl *V) {
-    const auto *IL = dyn_cast_or_null<InitListExpr>(V->getInit());
-    if (!IL || !V->getType()->isConstantArrayType() || !isPointerContainer(V))
-      return;
-    for (unsigned At = 0; At < IL->getNumInits(); ++At) {
-      if (isa<ImplicitValueInitExpr>(IL->getInit(At)))
+    std::vector<std::pair<int64_t, const Expr *>> Inits = holderInitialisers(V);
+    // A holder made from another (a copy, a factory's result, std::nullopt)
+    // holds values the tool does not split into its slots.
+    const Expr *Init = V->getInit() ? V->getInit()->IgnoreImplicit() : nullptr;
+    const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Init);
+    auto Carries = [&](const Expr *A) {
+      const Expr *Bare = A->IgnoreImplicit();
+      if (isa<CXXDefaultArgExpr>(Bare)) // the allocator
+        return false;
+      if (isa<CXXStdInitializerListExpr>(Bare) || A->getType()->isRecordType())
+        return true;
+      return holdsDescriptorAddress(A->getType()) &&
+             Bare->isNullPointerConstant(I.Ctx, Expr::NPC_ValueDependentIsNotNull) ==
+                 Expr::NPCK_NotNull;
+    };
+    bool Plain = CE && !CE->getConstructor()->isCopyOrMoveConstructor() &&
+                 llvm::none_of(CE->arguments(), Carries); // `std::vector<T *> v(2, nullptr)`
+    if (Init && Inits.empty() && isPointerContainer(V) && !Plain && !isa<InitListExpr>(Init))
+      OpenInit.emplace(V, "'" + V->getNameAsString() + "' is initialised by a value the tool does "
+                          "not split into its elements");
+    for (auto [At, Init] : Inits) {
+      if (!holdsDescriptorAddress(Init->getType()))
         continue;
       std::string Key = I.elementKey(V, At);
-      I.node(Key, StorageNode::Element, V, V->getNameAsString() + "[" + std::to_string(At) + "]")
-          .Defs.push_back({IL->getInit(At), top()});
+      I.node(Key, StorageNode::Element, V, slotName(V, At)).Defs.push_back({Init, top()});
+      I.ElementInits.emplace(Init, Key);
       ElementsOf[V].insert(Key);
     }
+    // The braces of a `std::array` are the library's field: the elements
+    // above stand for it.
+    if (const auto *IL = dyn_cast_or_null<InitListExpr>(V->getInit() ? V->getInit()->IgnoreImplicit() : nullptr);
+        IL && V->getType()->isRecordType() && isPointerContainer(V))
+      SeenInitLists.insert(IL->isSemanticForm() ? IL : IL->getSemanticForm());
   }
 
   bool VisitFieldDecl(FieldDecl *F) {
@@ -434,14 +671,10 @@ public:
 
   /// Functions named other than as a direct callee: their calls are unseen.
   bool VisitArraySubscriptExpr(ArraySubscriptExpr *E) {
-    element(E, E->getBase(), E->getIdx());
+    element(E);
     return true;
   }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *E) {
-    if (E->getOperator() == OO_Subscript && E->getNumArgs() == 2)
-      element(E, E->getArg(0), E->getArg(1));
-    return true;
-  }
+
 
   /// A template argument that is a possible deleter, or an owner with one,
   /// of any template but the owner itself: that template's code may call
@@ -486,6 +719,7 @@ public:
     for (auto &[R, FD] : FunctionRefs)
       if (!CalleeRefs.count(R))
         I.AddressTaken.insert(patternOf(FD)->getFirstDecl());
+    I.DirectCalls.insert(CalleeRefs.begin(), CalleeRefs.end());
     closeContainers();
     // One instantiation's type for a shared storage closes it for all.
     for (auto &[Key, Type] : I.OtherInstantiationType)
@@ -559,20 +793,24 @@ private:
   std::map<const VarDecl *, std::vector<const DeclRefExpr *>> ContainerRefs;
   std::set<const DeclRefExpr *> ElementRefs;
   std::map<const VarDecl *, std::set<std::string>> ElementsOf;
+  /// Holders whose initialiser is not split into slots, and why.
+  std::map<const VarDecl *, std::string> OpenInit;
 
-  /// `maps[0]`: one element of a container, a storage of its own.
-  void element(const Expr *E, const Expr *Base, const Expr *Index) {
-    const auto *R = dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts());
-    const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
-    Expr::EvalResult K;
-    if (!V || !isPointerContainer(V) || Index->isValueDependent() ||
-        !Index->EvaluateAsInt(K, I.Ctx))
+  /// `maps[0]`, `std::get<1>(t)`, `p.first`, `*o`: one element of a
+  /// container, a storage of its own. A query that reads no slot
+  /// (holderQueryOf: `o.has_value()`, `v.size()`) is no other use.
+  void element(const Expr *E) {
+    if (const DeclRefExpr *Q = holderQueryOf(E)) {
+      ElementRefs.insert(Q);
       return;
-    int64_t At = K.Val.getInt().getExtValue();
-    std::string Key = I.elementKey(V, At);
-    I.node(Key, StorageNode::Element, V, V->getNameAsString() + "[" + std::to_string(At) + "]")
-        .Uses.push_back({E, top()});
-    ElementRefs.insert(R);
+    }
+    std::optional<HolderSlot> S = holderSlotOf(E, I.Ctx);
+    if (!S)
+      return;
+    const VarDecl *V = S->Container;
+    std::string Key = I.elementKey(V, S->Index);
+    I.node(Key, StorageNode::Element, V, slotName(V, S->Index)).Uses.push_back({E, top()});
+    ElementRefs.insert(S->Ref);
     ElementsOf[V].insert(Key);
   }
 
@@ -584,6 +822,8 @@ private:
       std::string Why;
       if (!V->hasLocalStorage() || V->isStaticLocal() || isa<ParmVarDecl>(V))
         Why = "'" + V->getNameAsString() + "' is not a local variable";
+      if (auto It = OpenInit.find(V); Why.empty() && It != OpenInit.end())
+        Why = It->second;
       for (const DeclRefExpr *R : ContainerRefs[V])
         if (Why.empty() && !ElementRefs.count(R))
           Why = "'" + V->getNameAsString() + "' is used other than by a constant index, which "

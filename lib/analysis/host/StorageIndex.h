@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace tma::analysis {
@@ -42,6 +43,20 @@ bool mayBeDeleter(const clang::CXXRecordDecl *RD);
 /// The construction \p E makes (through cleanups, temporaries and the
 /// functional cast of `T(p)`), or null.
 const clang::CXXConstructExpr *constructionOf(const clang::Expr *E);
+
+/// One slot of a holder variable (`maps[0]`, `a[1]` of a `std::array` or
+/// `std::vector`, `p.first`, `std::get<1>(t)`, `*o`, `o.value()`), named
+/// with a constant: the holder, the reference to it, the slot.
+struct HolderSlot {
+  const clang::VarDecl *Container = nullptr;
+  const clang::DeclRefExpr *Ref = nullptr;
+  int64_t Index = 0;
+};
+std::optional<HolderSlot> holderSlotOf(const clang::Expr *E, clang::ASTContext &Ctx);
+/// The values \p V's initialiser stores into its slots, by slot: the
+/// braces of an array or `std::array`, the arguments of a `std::pair`,
+/// `std::tuple` or `std::optional` constructor from one value per slot.
+std::vector<std::pair<int64_t, const clang::Expr *>> holderInitialisers(const clang::VarDecl *V);
 
 struct StorageIndex {
   StorageIndex(clang::ASTContext &Ctx, const SourceText &ST);
@@ -79,6 +94,15 @@ struct StorageIndex {
   /// Classes that derive from each class: an `operator()` they inherit
   /// runs for their objects too.
   std::map<const clang::CXXRecordDecl *, const clang::CXXRecordDecl *> DerivedFrom;
+  /// Every reference to each function (canonical declaration), with the
+  /// function it is in; and those that are the callee of a direct call.
+  std::map<const clang::FunctionDecl *,
+           std::vector<std::pair<const clang::DeclRefExpr *, const clang::FunctionDecl *>>>
+      FunctionUses;
+  std::set<const clang::DeclRefExpr *> DirectCalls;
+  /// Each value a holder's initialiser stores into a slot, with the slot's
+  /// element key (holderInitialisers): a use of a pointer there joins it.
+  std::map<const clang::Expr *, std::string> ElementInits;
   /// A call that captures or replays a CUDA graph, if any.
   const clang::CallExpr *GraphAt = nullptr;
 

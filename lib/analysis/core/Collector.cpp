@@ -46,12 +46,17 @@ public:
   bool VisitFunctionDecl(FunctionDecl *FD) {
     if (isKernel(FD) && !descriptorParamIndexes(FD).empty())
       A.Kernels.push_back(FD);
-    if (!A.StreamHold)
-      if (const Stmt *L = pollingLoop(FD)) {
+    if (const Stmt *L = pollingLoop(FD)) {
+      if (!A.StreamHold) {
         A.StreamHold = L;
         A.StreamHoldWhat = "'" + FD->getNameAsString() +
                            "' waits in a loop on memory that code running later may write";
       }
+      if (FD->hasAttr<CUDAGlobalAttr>())
+        A.PollingKernelUses.try_emplace(FD->getCanonicalDecl());
+      else
+        A.PollsInDeviceFunction = true;
+    }
     return true;
   }
   bool VisitCallExpr(CallExpr *CE) {
@@ -67,13 +72,26 @@ public:
     const CudaApi *Api = cudaApiOf(CE);
     if (Api && Api->Role == ApiRole::GraphCapture && !A.GraphCall)
       A.GraphCall = CE;
-    if (Api && mayHoldStream(*Api) && !A.StreamHold) {
-      A.StreamHold = CE;
-      A.StreamHoldWhat = "'" + Api->Name.str() + "' " +
-                         (Api->Role == ApiRole::HostCallback
-                              ? "runs host code on a stream, which may wait for the program"
-                              : "makes a stream wait for a value in memory");
+    if (Api && mayHoldStream(*Api)) {
+      if (!A.StreamHold) {
+        A.StreamHold = CE;
+        A.StreamHoldWhat = "'" + Api->Name.str() + "' " +
+                           (Api->Role == ApiRole::HostCallback
+                                ? "runs host code on a stream, which may wait for the program"
+                                : "makes a stream wait for a value in memory");
+      }
+      A.HoldCalls.push_back({CE, Stack.empty() ? nullptr : Stack.back()});
     }
+    // A `<<<>>>` launch of a polling kernel holds its stream.
+    if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(CE))
+      if (const FunctionDecl *K = KC->getDirectCallee(); K && pollingLoop(definitionOr(K))) {
+        ++PollingLaunches[K->getCanonicalDecl()];
+        A.HoldCalls.push_back({CE, Stack.empty() ? nullptr : Stack.back()});
+      }
+    if (Api && Api->Role == ApiRole::EventWait && !A.EventWait)
+      A.EventWait = CE;
+    if (Api && Api->Role == ApiRole::GraphCapture)
+      A.CaptureCalls.push_back({CE, Stack.empty() ? nullptr : Stack.back()});
     if (!Stack.empty() && enqueuesOnOtherStream(CE, Stack.back())) {
       if (!A.OtherStreamCall)
         A.OtherStreamCall = CE;
@@ -106,6 +124,8 @@ public:
       A.FileScopePointerRefs[V->getCanonicalDecl()].push_back(
           {R, Stack.empty() ? nullptr : Stack.back()});
     auto *FD = dyn_cast<FunctionDecl>(R->getDecl());
+    if (FD && FD->hasAttr<CUDAGlobalAttr>() && pollingLoop(definitionOr(FD)))
+      ++PollingRefs[FD->getCanonicalDecl()];
     if (isKernel(FD))
       A.KernelRefs.push_back({R, Stack.empty() ? nullptr : Stack.back()});
     if (FD && !isKernel(FD) && isDescriptorPointer(FD->getReturnType()))
@@ -115,7 +135,14 @@ public:
     return true;
   }
 
+  /// References and `<<<>>>` launches of each polling kernel.
+  std::map<const FunctionDecl *, unsigned> PollingRefs, PollingLaunches;
+
 private:
+  static const FunctionDecl *definitionOr(const FunctionDecl *FD) {
+    const FunctionDecl *Def = FD->getDefinition();
+    return Def ? Def : FD;
+  }
   PassContext &A;
   std::vector<const FunctionDecl *> Stack;
 };
@@ -125,6 +152,9 @@ private:
 void collect(PassContext &P) {
   Collector C(P);
   C.TraverseDecl(P.Ctx.getTranslationUnitDecl());
+  for (auto &[K, Refs] : C.PollingRefs)
+    P.PollingKernelUses[K] = {Refs, C.PollingLaunches[K]};
+  P.finishStreamHolds();
 }
 
 } // namespace tma::analysis

@@ -130,6 +130,8 @@ const std::vector<CudaApi> &table() {
       memory("cuStreamWaitValue32", ApiRole::StreamWait, -1),
       memory("cuStreamWaitValue64", ApiRole::StreamWait, -1),
       memory("cuStreamBatchMemOp", ApiRole::StreamWait, -1),
+      memory("cudaStreamWaitEvent", ApiRole::EventWait, -1),
+      memory("cuStreamWaitEvent", ApiRole::EventWait, -1),
       // CUDA graphs: a captured launch is replayed later with the arguments
       // it had when it was captured.
       memory("cudaStreamBeginCapture", ApiRole::GraphCapture, -1),
@@ -349,6 +351,32 @@ static bool fixedStreamVariable(const VarDecl *V, const FunctionDecl *Fn) {
     Fixed = Creation && ++Creations == 1;
   });
   return Fixed;
+}
+
+bool createdNonBlocking(const VarDecl *V, const FunctionDecl *Fn) {
+  if (!V || !Fn || !Fn->getBody() || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
+    return false;
+  bool NonBlocking = false;
+  eachStmt(Fn->getBody(), [&](const Stmt *S) {
+    const auto *Call = dyn_cast<CallExpr>(S);
+    if (!Call || Call->getNumArgs() < 2)
+      return;
+    std::string Callee = calleeName(Call);
+    llvm::StringRef Name = driverBaseName(Callee);
+    if (Name != "cudaStreamCreateWithFlags" && Name != "cudaStreamCreateWithPriority" &&
+        Name != "cuStreamCreate" && Name != "cuStreamCreateWithPriority")
+      return;
+    const auto *Addr = dyn_cast<UnaryOperator>(Call->getArg(0)->IgnoreParenImpCasts());
+    const auto *R = Addr && Addr->getOpcode() == UO_AddrOf
+                        ? dyn_cast<DeclRefExpr>(Addr->getSubExpr()->IgnoreParenImpCasts())
+                        : nullptr;
+    Expr::EvalResult Flags;
+    if (R && R->getDecl() == V &&
+        Call->getArg(1)->EvaluateAsInt(Flags, V->getASTContext()) &&
+        (Flags.Val.getInt().getZExtValue() & 1))
+      NonBlocking = true;
+  });
+  return NonBlocking && fixedStreamVariable(V, Fn);
 }
 
 /// What a stream expression names: null for the default stream, a fixed

@@ -12,6 +12,7 @@ class ASTContext;
 class CallExpr;
 class FunctionDecl;
 class ValueDecl;
+class VarDecl;
 }
 
 namespace tma::analysis {
@@ -58,6 +59,9 @@ enum class ApiRole {
   /// stream waits until memory holds a value, which host code may write
   /// only later: the stream may be held behind later statements.
   StreamWait,
+  /// `cudaStreamWaitEvent(s, e)`: the stream waits for the work an event
+  /// recorded, which may be held.
+  EventWait,
 };
 
 struct CudaApi {
@@ -126,6 +130,12 @@ bool enqueuesOnOtherStream(const clang::CallExpr *CE, const clang::FunctionDecl 
 /// order the calls are written.
 std::optional<const clang::ValueDecl *> streamOf(const clang::CallExpr *CE,
                                                  const clang::FunctionDecl *Fn);
+
+/// Is \p V a local stream variable of \p Fn created once, with the
+/// non-blocking flag (`cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)`,
+/// `cuStreamCreate(&s, CU_STREAM_NON_BLOCKING)`): a stream the legacy
+/// default stream neither waits for nor makes wait?
+bool createdNonBlocking(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
 
 /// Is \p CE's work (a launch, a copy) enqueued on the legacy default stream:
 /// no stream, 0, NULL, nullptr or cudaStreamLegacy, in a translation unit

@@ -2,6 +2,8 @@
 // component shares for facts (parameter slots, keys) and source text.
 #include "PassContext.h"
 
+#include "CudaApi.h"
+
 
 #include "clang/Lex/Lexer.h"
 
@@ -50,8 +52,65 @@ const CallExpr *PassContext::otherStreamWork(const FunctionDecl *Fn) {
   return nullptr;
 }
 
-const CallExpr *PassContext::deferredStreamWork(const FunctionDecl *Fn) {
-  return StreamHold ? otherStreamWork(Fn) : nullptr;
+void PassContext::finishStreamHolds() {
+  if (!StreamHold)
+    return;
+  // A hold whose stream is not read here, or one another stream may come to
+  // wait for (an event; a graph that captures it replays it on any stream),
+  // may hold any stream.
+  if (PollsInDeviceFunction || EventWait)
+    AnyStreamHeld = true;
+  for (const auto &[K, Uses] : PollingKernelUses)
+    if (Uses.first > Uses.second)
+      AnyStreamHeld = true; // named other than by a `<<<>>>` launch
+  for (const auto &[Call, Fn] : HoldCalls) {
+    std::optional<const ValueDecl *> S = streamOf(Call, Fn);
+    const auto *V = S ? dyn_cast_or_null<VarDecl>(*S) : nullptr;
+    if (S && !*S)
+      DefaultStreamHeld = true;
+    else if (V && createdNonBlocking(V, Fn))
+      HeldStreams.insert(V);
+    else
+      AnyStreamHeld = true;
+  }
+  for (const auto &[Call, Fn] : CaptureCalls)
+    for (const Expr *A : Call->arguments())
+      if (const auto *R = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
+          R && HeldStreams.count(R->getDecl()))
+        AnyStreamHeld = true;
+}
+
+bool PassContext::mayBeHeld(const CallExpr *Op, const FunctionDecl *Fn) const {
+  if (!StreamHold)
+    return false;
+  if (AnyStreamHeld || !Op)
+    return true;
+  // A call of the user's (a launcher): the streams of the work it enqueues
+  // are not read here; only work on the default stream alone is.
+  if (!isa<CUDAKernelCallExpr>(Op) && !cudaApiOf(Op)) {
+    const FunctionDecl *Callee = Op->getDirectCallee();
+    const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+    if (!Def || const_cast<PassContext *>(this)->otherStreamWork(Def))
+      return true;
+    return DefaultStreamHeld;
+  }
+  std::optional<const ValueDecl *> S = streamOf(Op, Fn);
+  if (!S)
+    return true; // a stream the tool does not read
+  if (!*S)
+    return DefaultStreamHeld;
+  // A parameter may be handed a held stream; another local stream variable,
+  // created once (streamOf's fixed variable), is a stream of its own.
+  const auto *V = dyn_cast<VarDecl>(*S);
+  return HeldStreams.count(*S) || !V || isa<ParmVarDecl>(V) || !V->hasLocalStorage();
+}
+
+const Stmt *PassContext::firstHeld(
+    llvm::ArrayRef<std::pair<const CallExpr *, const FunctionDecl *>> Ops) const {
+  for (const auto &[Op, Fn] : Ops)
+    if (mayBeHeld(Op, Fn))
+      return Op ? Op : StreamHold;
+  return nullptr;
 }
 
 std::string PassContext::streamHoldNote() const {

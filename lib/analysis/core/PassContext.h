@@ -140,11 +140,31 @@ struct PassContext {
   /// messages ("'hold' waits in a loop on memory ...").
   const clang::Stmt *StreamHold = nullptr;
   std::string StreamHoldWhat;
-  /// otherStreamWork(\p Fn) where something in the translation unit may
-  /// hold a stream, else null. Without a hold, running each operation when
-  /// it is enqueued is a schedule the device may pick, and the rewrite
-  /// reads what the kernel reads in it.
-  const clang::CallExpr *deferredStreamWork(const clang::FunctionDecl *Fn);
+  /// What holds the collector saw, by the stream each holds: a launch of a
+  /// polling kernel, a host function, a wait for a value (the call and its
+  /// function); the polling kernels, with how many references and `<<<>>>`
+  /// launches name each; a polling loop in a device function that is not a
+  /// kernel; the first wait for an event and every graph capture.
+  std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> HoldCalls;
+  std::map<const clang::FunctionDecl *, std::pair<unsigned, unsigned>> PollingKernelUses;
+  bool PollsInDeviceFunction = false;
+  const clang::CallExpr *EventWait = nullptr;
+  std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> CaptureCalls;
+  /// Which streams may be held (finishStreamHolds): every stream, or the
+  /// legacy default one, or these local non-blocking stream variables.
+  bool AnyStreamHeld = false, DefaultStreamHeld = false;
+  std::set<const clang::ValueDecl *> HeldStreams;
+  /// Reads the holds above into the held streams; the collector calls it.
+  void finishStreamHolds();
+  /// May \p Op (a launch or a copy of \p Fn) wait on a held stream, so
+  /// that it runs after statements written later? A stream nothing holds
+  /// runs it when it is enqueued in a schedule the device may pick.
+  bool mayBeHeld(const clang::CallExpr *Op, const clang::FunctionDecl *Fn) const;
+  /// The first of \p Ops that mayBeHeld, or null. A null operation (one
+  /// the caller cannot name) may be held wherever a hold exists, and then
+  /// the answer is the hold itself.
+  const clang::Stmt *
+  firstHeld(llvm::ArrayRef<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> Ops) const;
   /// A note naming StreamHold, for a refusal that rests on it.
   std::string streamHoldNote() const;
   /// The user's functions each function calls directly (definitions).
@@ -189,6 +209,10 @@ struct PassContext {
   /// storage rule.
   llvm::DenseMap<const clang::Expr *, std::pair<const clang::FunctionDecl *, unsigned>>
       ArraySlotExprs;
+  /// The launches that read each such slot, with their functions.
+  std::map<const clang::Expr *,
+           std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>>>
+      ArraySlotLaunches;
   /// Index of each descriptor parameter's facts in Out.Params, by key.
   std::map<std::string, size_t> ParamSlot;
   /// The copies into each device buffer and its other uses (HostBuffers).

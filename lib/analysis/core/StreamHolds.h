@@ -4,7 +4,7 @@
 // that schedule reads what the original may read (a race in the original
 // resolves to it). With one, work enqueued on a stream may run only after
 // later statements, and the proofs must count it then (PassContext::
-// deferredStreamWork).
+// mayBeHeld).
 #pragma once
 
 #include <string>

@@ -204,6 +204,7 @@ bool ArgumentArrays::readDescriptorSlots(KernelLaunch &KL, const VarDecl *Array,
     if (DR)
       Pass.ArraySlots[DR] = {K, I};
     Pass.ArraySlotExprs[Storage] = {K, I};
+    Pass.ArraySlotLaunches[Storage].push_back({cast<CallExpr>(KL.E), Fn});
     KL.Args[I] = Storage;
   }
   return true;

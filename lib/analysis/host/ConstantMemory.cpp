@@ -423,17 +423,20 @@ void ConstantSymbols::traceHostDescriptor(Symbol &S, const SymbolCopy &Reaching,
   // (a kernel cannot write constant memory).
   std::optional<const ValueDecl *> LaunchStream = streamOf(cast<CallExpr>(KL.E), Fn);
   bool OneStream = bool(LaunchStream);
+  std::vector<std::pair<const CallExpr *, const FunctionDecl *>> Ops{{cast<CallExpr>(KL.E), Fn}};
   for (const auto &[CopyFn, FnCopies] : S.Copies) {
     Copies += FnCopies.size();
-    for (const SymbolCopy &C : FnCopies)
+    for (const SymbolCopy &C : FnCopies) {
       OneStream = OneStream && streamOf(C.Call, CopyFn) == LaunchStream;
+      Ops.push_back({C.Call, CopyFn});
+    }
   }
   if (std::optional<Blocker> Why = Buffers.hostDescriptorAt(
           Reaching.Call, Reaching.Top, KL.E, KL.E, Fn, KL.E->getBeginLoc(), S.Name, Host))
     LS.Blockers.push_back(std::move(*Why));
   else if (std::optional<Blocker> Why =
                Buffers.deferredReadBlocker(Reaching.Call, Reaching.Top, Copies, S.Name, Fn,
-                                           nullptr, false, OneStream))
+                                           nullptr, Pass.firstHeld(Ops), OneStream))
     LS.Blockers.push_back(std::move(*Why));
   else
     LS.HostDescriptor = Host;

@@ -345,6 +345,7 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
   if (SrcText.empty() || !Ref)
     return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
   G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
+  noteHeld(G, Call, R.Fn);
   if (!G.Copies++) {
     G.FirstCopy = Call;
     G.FirstCopyFn = R.Fn;
@@ -675,6 +676,11 @@ static bool allocatesInto(const Stmt *S, const VarDecl *V) {
   return false;
 }
 
+void DeviceStorage::noteHeld(Group &G, const CallExpr *Op, const FunctionDecl *Fn) {
+  if (!G.HeldAt && In.MayBeHeld && In.MayBeHeld(Op, Fn))
+    G.HeldAt = Op ? static_cast<const Stmt *>(Op) : In.HoldSite();
+}
+
 bool DeviceStorage::runsOnce(const FunctionDecl *Fn, unsigned Depth) {
   if (!Fn || Depth > 8)
     return false;
@@ -744,12 +750,15 @@ bool DeviceStorage::copiedOnceForOtherStreams(Group &G) {
   // are written, whatever other streams do.
   if (G.Stream)
     return true;
-  const CallExpr *At = In.OtherStreamWork ? In.OtherStreamWork(AllLocal ? Scope : nullptr) : nullptr;
+  // Work on a stream runs after later statements only while something
+  // holds the stream: HeldAt is the group's first copy or launch on one
+  // that may be held.
+  const Stmt *At = G.HeldAt;
   if (!At)
     return true;
   std::string Hold = In.StreamHold ? In.StreamHold() : std::string();
-  std::string Why = "work is enqueued here on a stream other than the default one, which may "
-                    "run a kernel after later statements (" + Hold + "): it would read '" +
+  std::string Why = "this work on '" + G.R.Name + "' is enqueued on a stream that may be held, "
+                    "which may run it after later statements (" + Hold + "): it would read '" +
                     G.R.Name + "' then, where the retargeted launch passes it as it is at the "
                                "call, and ";
   if (G.Copies != 1)

@@ -99,13 +99,18 @@ struct StorageInputs {
   /// `&E` (ArgumentArrays), or none.
   std::function<std::optional<std::pair<const clang::FunctionDecl *, unsigned>>(const clang::Expr *)>
       ArraySlotOf;
-  /// The first call enqueuing work on a stream other than the default one
-  /// in the function (or what it calls), or with none in the translation
-  /// unit, where something in the unit may hold a stream; null: none
-  /// (PassContext::deferredStreamWork).
-  std::function<const clang::CallExpr *(const clang::FunctionDecl *)> OtherStreamWork;
+  /// The launches that read the argument-array slot `&E` (ArgumentArrays).
+  std::function<std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>>(
+      const clang::Expr *)>
+      ArraySlotLaunches;
   /// What may hold a stream, for the message (PassContext::streamHoldNote).
   std::function<std::string()> StreamHold;
+  /// May this operation on a storage (a copy into it, a launch of it; null:
+  /// one the rule does not read) wait on a held stream
+  /// (PassContext::mayBeHeld)?
+  std::function<bool(const clang::CallExpr *, const clang::FunctionDecl *)> MayBeHeld;
+  /// The first thing that may hold a stream (PassContext::StreamHold).
+  std::function<const clang::Stmt *()> HoldSite;
 };
 
 /// The storage analysis (host/DeviceStorage.cpp). One walk indexes every
@@ -156,19 +161,21 @@ private:
   bool deleterClosed(Group &G, const clang::CXXMethodDecl *Op, clang::SourceLocation At);
   bool deleterStaysInOwners(Group &G, const clang::CXXMethodDecl *Op, clang::SourceLocation At);
   bool classifyUse(Group &G, const StorageNode &N, const StorageRef &R);
-  /// Work on a stream other than the default one may run a launch after
-  /// statements written later: the kernel reads the device copy then, where
-  /// the retargeted launch passes `*d` as it is at the call. They agree when
-  /// every copy and launch of the group is on one stream (which runs them
-  /// in written order), or when no such work exists (In.OtherStreamWork:
-  /// in the function whose locals the group's storages all are, or
-  /// anywhere), or when the group is copied into once, outside any loop in
-  /// its scope. False (refused) otherwise.
+  /// Work on a held stream may run a launch after statements written
+  /// later: the kernel reads the device copy then, where the retargeted
+  /// launch passes `*d` as it is at the call. They agree when every copy
+  /// and launch of the group is on one stream (which runs them in written
+  /// order), or when none of them may be held (Group::HeldAt), or when the
+  /// group is copied into once, outside any loop in its scope, and not
+  /// again by a later call. False (refused) otherwise.
   bool copiedOnceForOtherStreams(Group &G);
   /// Is the group's one copy made only right after an allocation: inside
   /// the `then` of a null test of a member that allocates into it
   /// (`if (!d) { cudaMalloc(&d, ...); cudaMemcpy(d, ...); }`)?
   bool copiedOnlyWhenAllocated(Group &G);
+  /// Records \p Op (a copy or a launch of the group, in \p Fn; null: one
+  /// the rule does not read) as Group::HeldAt when it may be held.
+  void noteHeld(Group &G, const clang::CallExpr *Op, const clang::FunctionDecl *Fn);
   /// Does \p Fn run at most once in the program: `main`, or a function
   /// other units cannot name, whose one reference is a direct call outside
   /// any loop (and goto) of a function that runs once?
@@ -230,6 +237,9 @@ struct DeviceStorage::Group {
   /// Every copy and launch so far is on the legacy default stream
   /// (onLegacyStream), which no CUDA graph can capture.
   bool Legacy = true;
+  /// The first operation of the group on a stream that may be held (the
+  /// hold itself for one the rule does not read), or null.
+  const clang::Stmt *HeldAt = nullptr;
   void enqueuedOn(std::optional<const clang::ValueDecl *> S, bool OnLegacyStream) {
     if (StreamSeen && Stream != S)
       Stream = std::nullopt;

@@ -61,10 +61,10 @@ public:
   const clang::Expr *fieldInitialiser(BufferStorage S);
   /// A launch that may read its device copy later than its call: a CUDA
   /// graph may capture it (Pass.GraphCall: the translation unit captures
-  /// or replays one) and replay it, or its stream (or one it waits for)
-  /// may run it after statements written later (Pass.deferredStreamWork: in
-  /// \p Fn or what it calls when the device copy is \p LocalToFn, which
-  /// only its code can reach; else anywhere in the translation unit),
+  /// or replays one) and replay it, or its stream may run it after
+  /// statements written later: \p HeldOp, the first operation on the
+  /// device copy (a copy into it, the launch) on a stream something may
+  /// hold (Pass.mayBeHeld), or null,
   /// unless \p OneStreamOrder: every operation on the device copy (its
   /// copies, the launch) is on one stream (the default one, or a stream
   /// variable that holds one stream: `streamOf`), which runs them in the
@@ -85,7 +85,7 @@ public:
                                              const clang::Stmt *CopyTop, size_t Copies,
                                              llvm::StringRef Into, const clang::FunctionDecl *Fn,
                                              const clang::Stmt *DeviceChange = nullptr,
-                                             bool LocalToFn = false,
+                                             const clang::Stmt *HeldOp = nullptr,
                                              bool OneStreamOrder = false,
                                              const clang::VarDecl *Storage = nullptr,
                                              bool OnLegacyStream = false);

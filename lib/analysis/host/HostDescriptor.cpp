@@ -274,7 +274,7 @@ std::optional<Blocker> HostBuffers::deferredReadBlocker(const CallExpr *Copy, co
                                                         size_t Copies, llvm::StringRef Into,
                                                         const FunctionDecl *Fn,
                                                         const Stmt *DeviceChange,
-                                                        bool LocalToFn, bool OneStreamOrder,
+                                                        const Stmt *HeldOp, bool OneStreamOrder,
                                                         const VarDecl *Storage,
                                                         bool OnLegacyStream) {
   // A graph replays a captured launch later; a stream other than the
@@ -283,14 +283,19 @@ std::optional<Blocker> HostBuffers::deferredReadBlocker(const CallExpr *Copy, co
   // launch passes the descriptor as it is at the call.
   // A graph captures only work on a stream being captured, which the
   // legacy default stream cannot be.
-  const CallExpr *At = Pass.GraphCall && !OnLegacyStream ? Pass.GraphCall
+  // A stream runs its work after later statements only while something
+  // holds it: \p HeldOp is the first operation on the device copy (a copy
+  // into it, the launch) on a stream that may be held (PassContext::
+  // mayBeHeld).
+  const Stmt *At = Pass.GraphCall && !OnLegacyStream ? Pass.GraphCall
                        : OneStreamOrder                  ? nullptr
-                                        : Pass.deferredStreamWork(LocalToFn ? Fn : nullptr);
+                                                         : HeldOp;
   if (!At)
     return std::nullopt;
   bool Graph = At == Pass.GraphCall;
   std::vector<Note> AtNote{{Graph ? "a CUDA graph is captured or replayed here"
-                                  : "work is enqueued here on a stream other than the default one",
+                                  : "this work on the device copy is enqueued on a stream that "
+                                    "may be held",
                             ST.point(At->getBeginLoc())}};
   if (!Graph)
     AtNote.push_back({Pass.streamHoldNote(), ST.point(Pass.StreamHold->getBeginLoc())});

@@ -328,9 +328,14 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
           Reaching->Call, Reaching->Top, Launch, A.KL.ArgsDecl ? A.KL.ArgsDecl : Launch, A.Fn,
           A.Arg->getBeginLoc(), Name, HostDescriptor))
     return FlowAnswer::refused(std::move(*Why));
+  // A launch that is not a call (not read here) counts as held (null).
+  std::vector<std::pair<const CallExpr *, const FunctionDecl *>> Ops{
+      {dyn_cast<CallExpr>(Launch), A.Fn}};
+  for (const CopyInfo &C : Pass.BufferCopies[S])
+    Ops.push_back({C.Call, A.Fn});
   if (std::optional<Blocker> Why =
           Buffers.deferredReadBlocker(Reaching->Call, Reaching->Top, Pass.BufferCopies[S].size(),
-                                      Name, A.Fn, deviceChange(S), localStorage(S),
+                                      Name, A.Fn, deviceChange(S), Pass.firstHeld(Ops),
                                       onOneStream(S, Launch, A.Fn), S.Var,
                                       onLegacyStream(S, Launch)))
     return FlowAnswer::refused(std::move(*Why));

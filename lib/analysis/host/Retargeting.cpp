@@ -69,8 +69,9 @@ private:
       return Name + " has external linkage: another translation unit may call it with a device "
              "pointer or use what it returns as one (make it static, or " + oneUnitRun() + ")";
     };
-    In.OtherStreamWork = [this](const FunctionDecl *Fn) { return Pass.deferredStreamWork(Fn); };
     In.StreamHold = [this] { return Pass.streamHoldNote(); };
+    In.MayBeHeld = [this](const CallExpr *Op, const FunctionDecl *Fn) { return Pass.mayBeHeld(Op, Fn); };
+    In.HoldSite = [this] { return Pass.StreamHold; };
     In.NamedElsewhere = [this](const VarDecl *V) -> std::optional<std::string> {
       std::string Name = "'" + V->getQualifiedNameAsString() + "'";
       if (std::optional<std::string> Units = otherUnitsReaching(V))
@@ -103,6 +104,12 @@ private:
       if (It == Pass.PointerTargets.end())
         return {};
       return It->second;
+    };
+    In.ArraySlotLaunches = [this](const Expr *E) {
+      auto It = Pass.ArraySlotLaunches.find(E);
+      return It == Pass.ArraySlotLaunches.end()
+                 ? std::vector<std::pair<const CallExpr *, const FunctionDecl *>>()
+                 : It->second;
     };
     In.ArraySlotOf = [this](const Expr *E)
         -> std::optional<std::pair<const FunctionDecl *, unsigned>> {

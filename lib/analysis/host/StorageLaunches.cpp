@@ -33,6 +33,13 @@ bool DeviceStorage::classifyArraySlot(Group &G, const UnaryOperator *Addr, const
   std::string Text = Cast ? "(void *)" + ST.text(*Named) : ST.text(*Named);
   G.R.Launches.push_back({Kernel, Index, ST.point(Addr->getBeginLoc()), ST.replace(*Slot, Text)});
   G.enqueuedOn(std::nullopt, false); // the launch that reads the array is not looked at
+  // The launches that read the slot, for stream time (none known: held).
+  auto Launches = In.ArraySlotLaunches ? In.ArraySlotLaunches(Storage)
+                                       : std::vector<std::pair<const CallExpr *, const FunctionDecl *>>();
+  if (Launches.empty())
+    noteHeld(G, nullptr, nullptr);
+  for (const auto &[Launch, Fn] : Launches)
+    noteHeld(G, Launch, Fn);
   G.R.Touched.insert(ST.point(Addr->getBeginLoc()));
   G.R.Touched.insert(ST.point(Storage->getBeginLoc()));
   return true;
@@ -59,6 +66,7 @@ bool DeviceStorage::classifyPointerLaunch(Group &G, const CallExpr *Call, const 
     G.R.Launches.push_back({K, I, ST.point(Call->getArg(I)->getBeginLoc()), Edit});
   }
   G.enqueuedOn(streamOf(Call, nullptr), onLegacyStream(Call));
+  noteHeld(G, Call, nullptr);
   G.R.Touched.insert(ST.point(Call->getArg(I)->getBeginLoc()));
   return true;
 }
@@ -80,6 +88,7 @@ bool DeviceStorage::classifyLaunch(Group &G, const CallExpr *Call, const Expr *C
     G.R.Launches.push_back({KL->Kernel, I, ST.point(KL->Args[I]->getBeginLoc()),
                             derefEdit(KL->Args[I], *Arg)});
     G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
+    noteHeld(G, Call, R.Fn);
     G.R.Touched.insert(ST.point(KL->Args[I]->getBeginLoc()));
     return true;
   }

@@ -20,7 +20,7 @@ __global__ void queued(const CUtensorMap *map, int *out) { out[3] = int(map->opa
 // CHECK-DAG: note: also: the storage rule cannot retarget it: 'kept' is used other than by a constant index, which may reach any of its elements [storage.unclassified-use]
 // CHECK-DAG: warning: descriptor 'map' of kernel 'soften' is left by reference
 // CHECK-DAG: warning: descriptor 'map' of kernel 'queued' is left by reference
-// CHECK-DAG: note: also: the storage rule cannot retarget it: work is enqueued here on a stream other than the default one, which may run a kernel after later statements ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run): it would read 'maps[0]' then, where the retargeted launch passes it as it is at the call, and 'maps[0]' is copied into 2 times [storage.unclassified-use]
+// CHECK-DAG: note: also: the storage rule cannot retarget it: this work on 'maps[0]' is enqueued on a stream that may be held, which may run it after later statements ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run): it would read 'maps[0]' then, where the retargeted launch passes it as it is at the call, and 'maps[0]' is copied into 2 times [storage.unclassified-use]
 
 extern void patch_all(std::vector<CUtensorMap *> &maps);
 
@@ -66,6 +66,8 @@ __global__ void spin(const volatile int *flag) {
   while (!*flag) {
   }
 }
+// Launched on a stream the caller hands in: any stream may be held.
+void hold(cudaStream_t any, const volatile int *flag) { spin<<<1, 1, 0, any>>>(flag); }
 int element_on_a_stream(const CUtensorMap &h, const CUtensorMap &h2, int *out, cudaStream_t s) {
   CUtensorMap *maps[1] = {nullptr};
   cudaMalloc(&maps[0], sizeof(CUtensorMap));

@@ -43,7 +43,13 @@ __global__ void spin(const int *flag) {
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(flag) : "memory");
   while (!seen);
 }
-#elif defined(HOST_FUNCTION)
+#endif
+#if defined(VOLATILE_FLAG) || defined(ATOMIC_FLAG)
+void hold(cudaStream_t s, int *flag) { spin<<<1, 1, 0, s>>>(flag); }
+#elif defined(ACQUIRE_FLAG)
+void hold(cudaStream_t s, const int *flag) { spin<<<1, 1, 0, s>>>(flag); }
+#endif
+#if defined(HOST_FUNCTION)
 static void CUDART_CB later(void *) {}
 void hold(cudaStream_t s) { cudaLaunchHostFunc(s, later, nullptr); }
 #elif defined(WAIT_VALUE)
@@ -73,7 +79,7 @@ void multiply(const Shape &s, int *out, cudaStream_t stream) {
   tile_loads<<<1, 1, 0, stream>>>(d_map, out);
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'tile_loads' is left by reference
-// CHECK-DAG: note: also: the storage rule cannot retarget it: work is enqueued here on a stream other than the default one, which may run a kernel after later statements ([[HOLD]], so a stream may be held until later statements run): it would read 'd_map' then, where the retargeted launch passes it as it is at the call, and the copy into 'd_map' runs again on the next call of 'multiply', which 'd_map' outlives [storage.unclassified-use]
+// CHECK-DAG: note: also: the storage rule cannot retarget it: this work on 'd_map' is enqueued on a stream that may be held, which may run it after later statements ([[HOLD]], so a stream may be held until later statements run): it would read 'd_map' then, where the retargeted launch passes it as it is at the call, and the copy into 'd_map' runs again on the next call of 'multiply', which 'd_map' outlives [storage.unclassified-use]
 
 // Safe: copied into once per allocation.
 void multiply_fixed(const Shape &s, int *out, cudaStream_t stream) {
@@ -106,5 +112,5 @@ void copy_after_launch(int *out) {
   cudaFree(d);
   cudaStreamDestroy(s);
 }
-// CHECK-DAG: warning: descriptor 'map' of kernel 'copied_again' is left by reference: work is enqueued on a stream other than the default one in this translation unit and 'd' is copied into 2 times, so the kernel may read a later copy
+// CHECK-DAG: warning: descriptor 'map' of kernel 'copied_again' is left by reference: work on the device copy is enqueued on a stream that may be held and 'd' is copied into 2 times, so the kernel may read a later copy
 // CHECK-DAG: note: [[HOLD]], so a stream may be held until later statements run

@@ -30,6 +30,8 @@ __global__ void spin(const volatile int *flag) {
   while (!*flag) {
   }
 }
+// Launched on a stream the caller hands in: any stream may be held.
+void hold(cudaStream_t any, const volatile int *flag) { spin<<<1, 1, 0, any>>>(flag); }
 
 static void encode(CUtensorMap *m, int v) { m->opaque[0] = v; }
 
@@ -67,9 +69,9 @@ void copy_after_launch(int *out) {
   cudaFree(d);
   cudaStreamDestroy(s);
 }
-// CHECK: warning: descriptor 'map' of kernel 'copied_again' is left by reference: work is enqueued on a stream other than the default one in this translation unit and 'd' is copied into 2 times, so the kernel may read a later copy: the kernel reads the device copy when its stream runs it, which may be after later statements, where a by-value launch passes the descriptor as it is at the call [tma-105]
-// CHECK: note: work is enqueued here on a stream other than the default one
-// CHECK: note: also: the storage rule cannot retarget it: work is enqueued here on a stream other than the default one, which may run a kernel after later statements ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run): it would read 'd' then, where the retargeted launch passes it as it is at the call, and 'd' is copied into 2 times [storage.unclassified-use]
+// CHECK: warning: descriptor 'map' of kernel 'copied_again' is left by reference: work on the device copy is enqueued on a stream that may be held and 'd' is copied into 2 times, so the kernel may read a later copy: the kernel reads the device copy when its stream runs it, which may be after later statements, where a by-value launch passes the descriptor as it is at the call [tma-105]
+// CHECK: note: this work on the device copy is enqueued on a stream that may be held
+// CHECK: note: also: the storage rule cannot retarget it: this work on 'd' is enqueued on a stream that may be held, which may run it after later statements ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run): it would read 'd' then, where the retargeted launch passes it as it is at the call, and 'd' is copied into 2 times [storage.unclassified-use]
 // CHECK-FIXES-LABEL: void copy_after_launch(
 // CHECK-FIXES: {{^}}  copied_again<<<1, 1, 0, s>>>(d, out);
 
@@ -104,7 +106,7 @@ void memset_after_launch(cudaStream_t s, int *out) {
   cudaStreamSynchronize(s);
   cudaFree(d);
 }
-// CHECK: warning: descriptor 'map' of kernel 'set_after' is left by reference: work is enqueued on a stream other than the default one in this translation unit and 'd' has another use here, which may change it before the kernel reads it: {{.*}} [tma-105]
+// CHECK: warning: descriptor 'map' of kernel 'set_after' is left by reference: work on the device copy is enqueued on a stream that may be held and 'd' has another use here, which may change it before the kernel reads it: {{.*}} [tma-105]
 // CHECK-FIXES-LABEL: void memset_after_launch(
 // CHECK-FIXES: {{^}}  set_after<<<1, 1, 0, s>>>(d, out);
 
@@ -122,7 +124,7 @@ void refill_in_loop(cudaStream_t s, int *out, int n) {
   }
 }
 // CHECK: warning: descriptor 'map' of kernel 'cached' is left by reference
-// CHECK: note: also: the storage rule cannot retarget it: work is enqueued here on a stream other than the default one, which may run a kernel after later statements ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run): it would read 'cache' then, where the retargeted launch passes it as it is at the call, and the copy into 'cache' may run more than once (in a loop) [storage.unclassified-use]
+// CHECK: note: also: the storage rule cannot retarget it: this work on 'cache' is enqueued on a stream that may be held, which may run it after later statements ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run): it would read 'cache' then, where the retargeted launch passes it as it is at the call, and the copy into 'cache' may run more than once (in a loop) [storage.unclassified-use]
 // CHECK-FIXES-LABEL: void refill_in_loop(
 // CHECK-FIXES: {{^}}    cached<<<1, 1, 0, s>>>(cache, out);
 
@@ -141,7 +143,7 @@ void reuse_across_rounds(cudaStream_t s, int *out, int n) {
   }
   cudaFree(d);
 }
-// CHECK: warning: descriptor 'map' of kernel 'reused' is left by reference: work is enqueued on a stream other than the default one in this translation unit and 'h' may change here, after the copy: {{.*}} [tma-105]
+// CHECK: warning: descriptor 'map' of kernel 'reused' is left by reference: work on the device copy is enqueued on a stream that may be held and 'h' may change here, after the copy: {{.*}} [tma-105]
 // CHECK: note: also: the storage rule cannot retarget it: {{.*}} the copy into 'd' may run more than once (in a loop) [storage.unclassified-use]
 // CHECK-FIXES-LABEL: void reuse_across_rounds(
 // CHECK-FIXES: {{^}}    reused<<<1, 1, 0, s>>>(d, out);

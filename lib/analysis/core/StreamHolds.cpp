@@ -1,5 +1,7 @@
 #include "StreamHolds.h"
 
+#include "Types.h"
+
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
@@ -8,7 +10,6 @@
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
 
-#include <functional>
 
 using namespace clang;
 
@@ -79,17 +80,7 @@ const Stmt *pollingLoop(const FunctionDecl *FD) {
   if (const Stmt *L = firstPollingLoop(Body))
     return L;
   // A goto that jumps back makes a loop the statements do not spell.
-  std::function<bool(const Stmt *)> Jumps = [&](const Stmt *S) {
-    if (!S)
-      return false;
-    if (isa<GotoStmt, IndirectGotoStmt>(S))
-      return true;
-    for (const Stmt *C : S->children())
-      if (Jumps(C))
-        return true;
-    return false;
-  };
-  return Jumps(Body) && polls(Body) ? Body : nullptr;
+  return hasGoto(Body) && polls(Body) ? Body : nullptr;
 }
 
 } // namespace tma::analysis

@@ -118,6 +118,17 @@ bool isLoop(const Stmt *S) {
   return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
 }
 
+bool hasGoto(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<GotoStmt, IndirectGotoStmt>(S))
+    return true;
+  for (const Stmt *C : S->children())
+    if (hasGoto(C))
+      return true;
+  return false;
+}
+
 const Expr *stripCasts(const Expr *E) {
   E = E->IgnoreParenImpCasts();
   while (const auto *C = dyn_cast<ExplicitCastExpr>(E))

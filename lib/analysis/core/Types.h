@@ -44,6 +44,9 @@ std::string calleeName(const clang::CallExpr *CE);
 /// CCCL's `fence_proxy_tensormap_generic` wrapper.
 bool isFenceWrapper(const clang::FunctionDecl *FD);
 bool isLoop(const clang::Stmt *S);
+/// Does \p S hold a `goto` (or an indirect one) anywhere: a jump that may
+/// go back makes a loop the statements do not spell.
+bool hasGoto(const clang::Stmt *S);
 /// \p E without parentheses, implicit and explicit casts.
 const clang::Expr *stripCasts(const clang::Expr *E);
 

@@ -697,17 +697,7 @@ bool DeviceStorage::runsOnce(const FunctionDecl *Fn, unsigned Depth) {
   for (const Stmt *P = parent(Caller, Ref); P; P = parent(Caller, P))
     if (isLoop(P) || isa<LambdaExpr>(P))
       return false;
-  std::function<bool(const Stmt *)> Jumps = [&](const Stmt *S) {
-    if (!S)
-      return false;
-    if (isa<GotoStmt, IndirectGotoStmt>(S))
-      return true;
-    for (const Stmt *C : S->children())
-      if (Jumps(C))
-        return true;
-    return false;
-  };
-  return !Jumps(Caller->getBody()) && runsOnce(Caller, Depth + 1);
+  return !hasGoto(Caller->getBody()) && runsOnce(Caller, Depth + 1);
 }
 
 bool DeviceStorage::copiedOnlyWhenAllocated(Group &G) {

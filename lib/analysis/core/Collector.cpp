@@ -84,7 +84,7 @@ public:
     }
     // A `<<<>>>` launch of a polling kernel holds its stream.
     if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(CE))
-      if (const FunctionDecl *K = KC->getDirectCallee(); K && pollingLoop(definitionOr(K))) {
+      if (const FunctionDecl *K = KC->getDirectCallee(); K && polls(K)) {
         ++PollingLaunches[K->getCanonicalDecl()];
         A.HoldCalls.push_back({CE, Stack.empty() ? nullptr : Stack.back()});
       }
@@ -124,7 +124,7 @@ public:
       A.FileScopePointerRefs[V->getCanonicalDecl()].push_back(
           {R, Stack.empty() ? nullptr : Stack.back()});
     auto *FD = dyn_cast<FunctionDecl>(R->getDecl());
-    if (FD && FD->hasAttr<CUDAGlobalAttr>() && pollingLoop(definitionOr(FD)))
+    if (FD && FD->hasAttr<CUDAGlobalAttr>() && polls(FD))
       ++PollingRefs[FD->getCanonicalDecl()];
     if (isKernel(FD))
       A.KernelRefs.push_back({R, Stack.empty() ? nullptr : Stack.back()});
@@ -139,10 +139,17 @@ public:
   std::map<const FunctionDecl *, unsigned> PollingRefs, PollingLaunches;
 
 private:
-  static const FunctionDecl *definitionOr(const FunctionDecl *FD) {
-    const FunctionDecl *Def = FD->getDefinition();
-    return Def ? Def : FD;
+  /// Does kernel \p K's definition hold a polling loop? Asked at every
+  /// reference and launch: each body is walked once.
+  bool polls(const FunctionDecl *K) {
+    const FunctionDecl *Def = K->getDefinition();
+    Def = Def ? Def : K;
+    auto [It, New] = Polls.try_emplace(Def, false);
+    if (New)
+      It->second = pollingLoop(Def) != nullptr;
+    return It->second;
   }
+  std::map<const FunctionDecl *, bool> Polls;
   PassContext &A;
   std::vector<const FunctionDecl *> Stack;
 };

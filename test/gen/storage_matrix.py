@@ -401,7 +401,9 @@ HAZARDS = {
     "pointer-arithmetic": ("{{ const CUtensorMap *next = {d} + 1; (void)next; }}", ""),
     "device-write": ("patch<<<1, 1>>>({d});", PATCH),
     "untyped-kernel": ("raw<<<1, 1>>>({d});", "__global__ void raw(void *p) { (void)p; }\n"),
-    "memset": ("cudaMemset({d}, 0, sizeof(CUtensorMap));", ""),
+    # A pitched memset: no write the snapshot takes (a plain cudaMemset is,
+    # patterns/H13-partial-device-writes.cu).
+    "memset": ("cudaMemset2D({d}, sizeof(CUtensorMap), 0, sizeof(CUtensorMap), 1);", ""),
     # A launch of the device copy captured into a graph: a replay after the
     # next copy would read that copy, where by value it keeps this one. (A
     # graph that captures none of the copy's work is no hazard: the legacy

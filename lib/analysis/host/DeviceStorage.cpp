@@ -313,6 +313,9 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
            Api->Name.str() + " of " + Name);
     return !G.Why;
   }
+  if (int(Arg) == Api->Dest && (Api->Role == ApiRole::DeviceWrite || Api->Role == ApiRole::Copy) &&
+      !isWholeDescriptorCopy(Call, *Api, Ctx))
+    return classifyPartialWrite(G, N, Call, Call->getArg(Arg), 0, R);
   if (Api->Role != ApiRole::Copy)
     return refuse(G, Call, Name + " is passed to '" + Api->Name.str() + "'");
   if (int(Arg) != Api->Dest)
@@ -353,6 +356,86 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
   addUse(G, HostUseKind::Copy, Call, R, "*" + hostPointer(R.E, ST.text(*Ref)) + " = " + SrcText,
          Api->Name.str() + " into " + Name);
   return !G.Why;
+}
+
+bool DeviceStorage::classifyPartialWrite(Group &G, const StorageNode &N, const CallExpr *Call,
+                                         const Expr *Dest, uint64_t Offset, const StorageRef &R) {
+  const CudaApi *Api = cudaApiOf(Call);
+  std::string Name = "'" + N.Name + "'";
+  bool Memset = Api->Name == "cudaMemset", Memcpy = Api->Name == "cudaMemcpy";
+  if (!Memset && !Memcpy)
+    return refuse(G, Call, Name + " is written here by '" + Api->Name.str() +
+                               "', a write the tool does not turn into a host write");
+  if (Call->getNumArgs() < (Memset ? 3u : 4u) || Call->getArg(Api->Dest) != Dest)
+    return refuse(G, Call, Name + " is used here in a way the tool does not follow");
+  // The host writes at the call what the device copy holds once the call's
+  // work has run: a memset's value is an argument; a synchronous copy from
+  // host memory reads its source before it returns.
+  Expr::EvalResult Size, Kind;
+  if (!Call->getArg(2)->EvaluateAsInt(Size, Ctx) || Size.Val.getInt().isNegative() ||
+      Offset + Size.Val.getInt().getZExtValue() > 128)
+    return refuse(G, Call, "this " + Api->Name.str() + " of " + Name +
+                               " may write outside the CUtensorMap it points to");
+  if (Memcpy && (!Call->getArg(3)->EvaluateAsInt(Kind, Ctx) || Kind.Val.getInt() != 1))
+    return refuse(G, Call, "this cudaMemcpy into " + Name + " is not a copy from host memory");
+  if (R.E->getType()->isIntegerType())
+    return refuse(G, Call, Name + " is written by '" + Api->Name.str() + "' as an integer");
+  std::string Args;
+  for (unsigned A = 0; A < 3; ++A) {
+    std::optional<CharSourceRange> Text = ST.fileRange(Call->getArg(A)->getSourceRange());
+    if (!Text)
+      return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
+    Args += (A ? ", " : "") + ST.text(*Text);
+  }
+  G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
+  noteHeld(G, Call, R.Fn);
+  // Another write of the group for the stream rule, like a copy.
+  if (!G.Copies++) {
+    G.FirstCopy = Call;
+    G.FirstCopyFn = R.Fn;
+  }
+  addUse(G, HostUseKind::Copy, Call, R, (Memset ? "memset(" : "memcpy(") + Args + ")",
+         Api->Name.str() + " of part of " + Name);
+  return !G.Why;
+}
+
+bool DeviceStorage::classifyMapWord(Group &G, const StorageNode &N, const MemberExpr *ME,
+                                    const StorageRef &R) {
+  std::string Name = "'" + N.Name + "'";
+  const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+  if (!ME->isArrow() || !F || F->getName() != "opaque" || !isTensorMapRecord(ME->getBase()->getType()->getPointeeType()))
+    return refuse(G, ME, Name + " is dereferenced or changed on the host here");
+  auto Up = [&](const Stmt *S) { return parent(R.Fn, S); };
+  // `d->opaque` decays to its first word; `d->opaque[c]` is word c, whose
+  // address is taken.
+  uint64_t Offset = 0;
+  const Stmt *Word = ME;
+  const Stmt *P = Up(ME);
+  if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
+      IC && IC->getCastKind() == CK_ArrayToPointerDecay) {
+    Word = IC;
+    P = Up(IC);
+  }
+  if (const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(P); AS && AS->getBase() == Word) {
+    Expr::EvalResult Index;
+    if (!AS->getIdx()->EvaluateAsInt(Index, Ctx) || Index.Val.getInt().isNegative() ||
+        Index.Val.getInt().getZExtValue() >= 16)
+      return refuse(G, AS, Name + " is written here at a word the tool cannot count");
+    Offset = Index.Val.getInt().getZExtValue() * 8;
+    const auto *Addr = dyn_cast_or_null<UnaryOperator>(Up(AS));
+    if (!Addr || Addr->getOpcode() != UO_AddrOf)
+      return refuse(G, AS, Name + " is dereferenced or changed on the host here");
+    Word = Addr;
+  } else if (Word == ME) {
+    return refuse(G, ME, Name + " is dereferenced or changed on the host here");
+  }
+  Climbed C = climb(Word, Up, parensAndCasts);
+  const auto *Call = dyn_cast_or_null<CallExpr>(C.Parent);
+  const CudaApi *Api = cudaApiOf(Call);
+  if (!Api || Api->Dest < 0 || unsigned(Api->Dest) >= Call->getNumArgs() ||
+      Call->getArg(Api->Dest) != C.Child)
+    return refuse(G, Word, Name + " is dereferenced or changed on the host here");
+  return classifyPartialWrite(G, N, Call, cast<Expr>(C.Child), Offset, R);
 }
 
 /// A launch argument: the kernel's parameter must be one of its descriptors.
@@ -429,6 +512,8 @@ bool DeviceStorage::classifyParent(Group &G, const StorageNode &N, const Storage
       return true;
     return refuse(G, BO, "pointer arithmetic or another operation on " + Name + " here");
   }
+  if (const auto *ME = dyn_cast<MemberExpr>(P); ME && ME->getBase() == Cur)
+    return classifyMapWord(G, N, ME, R);
   if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
     if (UO->getOpcode() == UO_LNot)
       return true;

@@ -206,6 +206,19 @@ private:
                           unsigned Arg, const StorageRef &R);
   bool classifyLaunch(Group &G, const clang::CallExpr *Call, const clang::Expr *Cur,
                       const StorageRef &R);
+  /// A write of part of the device copy (or all of it, by a memset) that
+  /// the host makes on the retargeted map at the call, as the device copy
+  /// would have it after the call: `cudaMemset(D, b, n)` or a synchronous
+  /// `cudaMemcpy(D, src, n, cudaMemcpyHostToDevice)` whose destination \p
+  /// Dest (the argument as written) is the storage or `&d->opaque[c]`, at
+  /// byte \p Offset, with the n bytes inside the map. It becomes `memset`
+  /// or `memcpy` with the same arguments.
+  bool classifyPartialWrite(Group &G, const StorageNode &N, const clang::CallExpr *Call,
+                            const clang::Expr *Dest, uint64_t Offset, const StorageRef &R);
+  /// `d->opaque`, `&d->opaque[c]`: the sub-object of the map that \p ME
+  /// names, given to a partial write; refused otherwise.
+  bool classifyMapWord(Group &G, const StorageNode &N, const clang::MemberExpr *ME,
+                       const StorageRef &R);
   TextEdit derefEdit(const clang::Expr *A, clang::CharSourceRange Range);
   bool classifyPointerLaunch(Group &G, const clang::CallExpr *Call, const clang::Expr *Cur);
   bool refuse(Group &G, const clang::Stmt *At, std::string Why);

@@ -56,7 +56,9 @@ The model runs a program abstractly, in stream order (one stream here, so
 the order in which the statements run, the gates known): it keeps the host maps H and O, the device copy D and the
 value S the last copy into D read, as word tuples; a copy sets D = S = its
 source, a host write changes H (a destructor's where its block is left: its
-end, a jump, a return; the last declared first), a device write changes D,
+end, a jump, a return; the last declared first), a device write changes D
+(and S, where the host can make the same write on a snapshot at the call:
+a memset or synchronous copy of a word, HOST_REPEATABLE),
 and a launch records what the kernel reads in the original (D; a held
 launch's when the stream is released, a captured one's at the replay), what
 a by-value launch would read (H or O at the launch call) and what a
@@ -240,6 +242,10 @@ DEVICE_WRITES = {
 }
 # Device writes whose word is the byte {b} repeated.
 BYTE_WRITES = {"cudaMemset", "opaque-call"}
+# Device writes a snapshot takes too: the host makes them on it at the call
+# (a memset, a synchronous copy from host memory). A kernel's write, and one
+# in a function the tool cannot see, change the device copy only.
+HOST_REPEATABLE = {"cudaMemset", "partial-copy"}
 # How a whole copy of a host map into the device copy is spelled; each
 # copies the map before it returns (pageable memory, the legacy stream).
 COPIES = {
@@ -506,6 +512,8 @@ class Program:
                 _, how, w, v, b, _ = st
                 word = int.from_bytes(bytes([b]) * 8, "little") if how in BYTE_WRITES else v
                 env["d"] = env["d"][:w] + (word,) + env["d"][w + 1:]
+                if how in HOST_REPEATABLE:
+                    env["s"] = env["s"][:w] + (word,) + env["s"][w + 1:]
             elif st[0] == "held":
                 self.run(st[1], env)
                 self.release(env)

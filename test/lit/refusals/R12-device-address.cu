@@ -51,5 +51,5 @@ void shared_helper(const CUtensorMap &h, const int *data, int *out) {
   cuMemFree(dbuf);
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'shared_upload' is left by reference
-// CHECK-DAG: note: also: the storage rule cannot retarget it: this cuMemcpyHtoD into 'dst' is not a host-to-device copy of one whole CUtensorMap [storage.unclassified-use]
+// CHECK-DAG: note: also: the storage rule cannot retarget it: 'dst' is written here by 'cuMemcpyHtoD', a write the tool does not turn into a host write [storage.unclassified-use]
 // CHECK: 0 kernels rewritten, 3 refused

@@ -47,13 +47,15 @@ int handed_on(const CUtensorMap &h, int *out) {
 
 // An element initialised with the pointer is the same device memory: a
 // write of one word through the element after the copy reaches what the
-// kernel reads, so neither a value nor a snapshot would be right.
+// kernel reads. A pitched memset is no write the tool makes on the host
+// instead (a plain cudaMemset is: patterns/H13-partial-device-writes.cu),
+// so neither a value nor a snapshot would be right.
 int written_through_element(CUtensorMap &h, int *out) {
   CUtensorMap *d;
   cudaMalloc(&d, sizeof(CUtensorMap));
   CUtensorMap *maps[1] = {d};
   cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
-  cudaMemset(&maps[0]->opaque[1], 0, 8);
+  cudaMemset2D(&maps[0]->opaque[1], 8, 0, 8, 1);
   soften<<<1, 1>>>(d, out);
   cudaFree(d);
   return 0;

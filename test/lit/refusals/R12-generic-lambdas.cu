@@ -40,7 +40,7 @@ void device_overwrite(const CUtensorMap &h, const CUtensorMap *other, int *out) 
   cudaFree(d);
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'patched' is left by reference
-// CHECK-DAG: :[[@LINE-8]]:7: note: also: the storage rule cannot retarget it: this cudaMemcpy into 'd' is not a host-to-device copy of one whole CUtensorMap [storage.unclassified-use]
+// CHECK-DAG: :[[@LINE-8]]:7: note: also: the storage rule cannot retarget it: this cudaMemcpy into 'd' is not a copy from host memory [storage.unclassified-use]
 
 // Width 3 hands the buffer's address to code the analysis does not see.
 void handed_out(const CUtensorMap &h, int *out) {

@@ -3,7 +3,7 @@
 // use of it is none the rule classifies, so it stays on the device and the
 // refusal names that use: a device-to-host copy, an extern function with no
 // body, pointer arithmetic, a kernel whose parameter is not a descriptor, a
-// cudaMemset, an allocation of two descriptors, an object holding the pointer
+// pitched cudaMemset2D, an allocation of two descriptors, an object holding the pointer
 // handed to code whose body is not seen, an address kept in a pointer
 // to the pointer, a CUDA graph that may replay a launch, and an asynchronous
 // copy through a pointer that may be pinned.
@@ -76,9 +76,9 @@ static void launch_cleared(const CUtensorMap &h, int *out) {
   cudaMalloc(&g_cleared, sizeof(CUtensorMap));
   cudaMemcpy(g_cleared, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
   cleared<<<1, 1>>>(g_cleared, out);
-  cudaMemset(g_cleared, 0, sizeof(CUtensorMap));
+  cudaMemset2D(g_cleared, 128, 0, 128, 1);
 }
-// CHECK-DAG: :[[@LINE-2]]:3: note: also: the storage rule cannot retarget it: 'g_cleared' is passed to 'cudaMemset' [storage.unclassified-use]
+// CHECK-DAG: :[[@LINE-2]]:3: note: also: the storage rule cannot retarget it: 'g_cleared' is written here by 'cudaMemset2D', a write the tool does not turn into a host write [storage.unclassified-use]
 
 static CUtensorMap *g_pair = nullptr;
 static void launch_pair(const CUtensorMap &h, int *out) {

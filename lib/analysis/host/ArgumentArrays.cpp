@@ -1,6 +1,7 @@
 // H4: launches through argument arrays (cudaLaunchKernel, cuLaunchKernel, ...)
 // and the CUfunction handles they name, resolved into ordinary launches.
 #include "ArgumentArrays.h"
+#include "StorageIndex.h"
 
 #include "../core/CudaApi.h"
 #include "clang/AST/ExprCXX.h"
@@ -191,9 +192,11 @@ bool ArgumentArrays::readDescriptorSlots(KernelLaunch &KL, const VarDecl *Array,
     const Expr *Storage = A && A->getOpcode() == UO_AddrOf ? A->getSubExpr()->IgnoreParens() : nullptr;
     const auto *DR = dyn_cast_or_null<DeclRefExpr>(Storage);
     const auto *ME = dyn_cast_or_null<MemberExpr>(Storage);
-    // `&maps[0]`: an element, a storage of the storage rule's own.
-    bool Element = Storage && isa<ArraySubscriptExpr, CXXOperatorCallExpr>(Storage) &&
-                   isDescriptorPointer(Storage->getType());
+    // `&maps[0]`, `&w.get()`, `&std::get<1>(t)`, a structured binding: a
+    // slot of a holder, a storage of the storage rule's own (holderSlotOf).
+    bool Element = Storage && isDescriptorPointer(Storage->getType()) &&
+                   (isa<ArraySubscriptExpr, CXXOperatorCallExpr>(Storage) ||
+                    holderSlotOf(Storage, Ctx));
     if (!(DR && isa<VarDecl>(DR->getDecl())) && !(ME && isa<FieldDecl>(ME->getMemberDecl())) &&
         !Element) {
       refuseArrayLaunch(cast<CallExpr>(KL.E), K, Fn, ReasonID::ArraySlotNotAddress,

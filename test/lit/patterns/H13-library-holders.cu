@@ -3,7 +3,8 @@
 // `std::get<I>` of a `std::tuple`, `*o` and `o.value()` of a
 // `std::optional`, `a[I]` and `std::get<I>` of a `std::array`, `w.get()` of
 // a `std::reference_wrapper` made by `std::ref`, and a structured binding
-// of a `std::pair` made in its declaration. Each slot is
+// of a `std::pair` made in its declaration, also as the slot of an
+// argument array (`&w.get()`, `&std::get<1>(t)`, `&binding`). Each slot is
 // a storage of its own, the value the holder's initialiser gives it
 // (braces, or the library's constructor from one value per slot) a copy
 // into it, so the slot joins the device copy's group and the storage rule
@@ -28,6 +29,7 @@ __global__ void tiles(const CUtensorMap *map, int *out) { out[2] = int(map->opaq
 __global__ void bands(const CUtensorMap *map, int *out) { out[3] = int(map->opaque[0]); }
 __global__ void strips(const CUtensorMap *map, int *out) { out[4] = int(map->opaque[0]); }
 __global__ void cells(const CUtensorMap *map, int *out) { out[5] = int(map->opaque[0]); }
+__global__ void slots(const CUtensorMap *map, int *out) { out[6] = int(map->opaque[0]); }
 
 struct Plan { int stages; };
 
@@ -123,3 +125,27 @@ int with_binding(const CUtensorMap &h, int *out) {
 // CHECK-MESSAGES-DAG: warning: kernel 'cells' reads descriptor 'map' through global memory; now passed by value [tma-001]
 // CHECK-FIXES-LABEL: int with_binding(
 // CHECK-FIXES: {{^}}  cells<<<1, 1>>>(*map, out);
+
+// The slots as the addresses of an argument array: the array's slot then
+// holds the retargeted pointer itself, the host map's address.
+int in_argument_arrays(const CUtensorMap &h, int *out) {
+  CUtensorMap *dev;
+  cudaMalloc(&dev, sizeof(CUtensorMap));
+  std::reference_wrapper<CUtensorMap *> current = std::ref(dev);
+  std::tuple<int, CUtensorMap *> step{1, dev};
+  auto [map, stages] = std::pair<CUtensorMap *, int>(dev, 4);
+  cudaMemcpy(dev, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  void *by_wrapper[] = {(void *)&current.get(), &out};
+  cudaLaunchKernel((const void *)slots, dim3(1), dim3(1), by_wrapper, 0, 0);
+  void *by_tuple[] = {(void *)&std::get<1>(step), &out};
+  cudaLaunchKernel((const void *)slots, dim3(1), dim3(1), by_tuple, 0, 0);
+  void *by_binding[] = {(void *)&map, &out};
+  cudaLaunchKernel((const void *)slots, dim3(1), dim3(1), by_binding, 0, 0);
+  cudaFree(dev);
+  return stages;
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'slots' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: int in_argument_arrays(
+// CHECK-FIXES: {{^}}  void *by_wrapper[] = {(void *)current.get(), &out};
+// CHECK-FIXES: {{^}}  void *by_tuple[] = {(void *)std::get<1>(step), &out};
+// CHECK-FIXES: {{^}}  void *by_binding[] = {(void *)map, &out};

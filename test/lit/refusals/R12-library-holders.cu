@@ -6,7 +6,7 @@
 // function, reset, reached through `data()` or a `get` by type, made
 // from another holder (a structured binding of a named pair too), or a
 // reference wrapper re-seated, it may hold anything in any slot: refused,
-// naming that use.
+// naming that use; also where the slot is an argument array's.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
 // RUN: cmp %t.cu %t.orig.cu
@@ -26,6 +26,7 @@ __global__ void strips(const CUtensorMap *map, int *out) { out[4] = int(map->opa
 __global__ void cells(const CUtensorMap *map, int *out) { out[5] = int(map->opaque[0]); }
 __global__ void lanes(const CUtensorMap *map, int *out) { out[6] = int(map->opaque[0]); }
 __global__ void waves(const CUtensorMap *map, int *out) { out[7] = int(map->opaque[0]); }
+__global__ void slots(const CUtensorMap *map, int *out) { out[8] = int(map->opaque[0]); }
 
 void retune(std::tuple<int, CUtensorMap *> &step);
 void patch(CUtensorMap **maps);
@@ -132,3 +133,17 @@ int binding_of_a_copy(const CUtensorMap &h, int *out) {
   return stages;
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'waves' is left by reference
+
+int tuple_slot_handed_on(const CUtensorMap &h, int *out) {
+  CUtensorMap *dev;
+  cudaMalloc(&dev, sizeof(CUtensorMap));
+  std::tuple<int, CUtensorMap *> step{0, dev};
+  cudaMemcpy(dev, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  retune(step);
+  void *args[] = {(void *)&std::get<1>(step), &out};
+  cudaLaunchKernel((const void *)slots, dim3(1), dim3(1), args, 0, 0);
+  cudaFree(dev);
+  return 0;
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'slots' is left by reference
+// CHECK-DAG: :[[@LINE-6]]:28: note: also: the storage rule cannot retarget it: 'step' is used other than by a constant index, which may reach any of its elements [storage.unclassified-use]

@@ -404,13 +404,17 @@ HAZARDS = {
     # A pitched memset: no write the snapshot takes (a plain cudaMemset is,
     # patterns/H13-partial-device-writes.cu).
     "memset": ("cudaMemset2D({d}, sizeof(CUtensorMap), 0, sizeof(CUtensorMap), 1);", ""),
-    # A launch of the device copy captured into a graph: a replay after the
-    # next copy would read that copy, where by value it keeps this one. (A
-    # graph that captures none of the copy's work is no hazard: the legacy
-    # stream, where the cells copy and launch, cannot be captured.)
+    # A launch of the device copy captured into a graph and replayed after
+    # a later copy: the replay reads that copy, where by value (or as a
+    # snapshot) it keeps the one captured. (A graph that captures none of
+    # the copy's work is no hazard: the legacy stream, where the cells copy
+    # and launch, cannot be captured.)
     "graph-replay": ("{{ std::fprintf(stderr, \"%p\\n\", (void *){d}); cudaStream_t s; cudaStreamCreate(&s); "
                      "cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal); replayed<<<1, 1, 0, s>>>({d}); "
-                     "cudaGraph_t g; cudaStreamEndCapture(s, &g); }}",
+                     "cudaGraph_t g; cudaStreamEndCapture(s, &g); cudaGraphExec_t ge; "
+                     "cudaGraphInstantiate(&ge, g, 0); CUtensorMap later{{}}; "
+                     "cudaMemcpy({d}, &later, sizeof(CUtensorMap), cudaMemcpyHostToDevice); "
+                     "cudaGraphLaunch(ge, s); cudaStreamSynchronize(s); }}",
                      "__global__ void replayed(const CUtensorMap *m) {\n"
                      "  asm volatile(\"prefetch.tensormap [%0];\" :: \"l\"(m) : \"memory\");\n}\n"),
     "device-alias": ("{{ CUtensorMap *alias = {d}; patch<<<1, 1>>>(alias); }}", PATCH),

@@ -349,6 +349,7 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
     return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
   G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
   noteHeld(G, Call, R.Fn);
+  G.Ops.push_back({Call, R.Fn, false});
   if (!G.Copies++) {
     G.FirstCopy = Call;
     G.FirstCopyFn = R.Fn;
@@ -389,6 +390,7 @@ bool DeviceStorage::classifyPartialWrite(Group &G, const StorageNode &N, const C
   }
   G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
   noteHeld(G, Call, R.Fn);
+  G.Ops.push_back({Call, R.Fn, false});
   // Another write of the group for the stream rule, like a copy.
   if (!G.Copies++) {
     G.FirstCopy = Call;
@@ -704,10 +706,8 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
     copiedOnceForOtherStreams(G);
   // Every use of the group is classified: when its copies and launches are
   // all on the legacy default stream, no graph captures any of them.
-  if (!G.Why && Idx->GraphAt && !G.Legacy)
-    refuse(G, Idx->GraphAt,
-           "a CUDA graph is captured or replayed in this translation unit: a replay after a "
-           "later copy would pass the descriptor it captured");
+  if (!G.Why && Idx->GraphAt)
+    capturedLaunchesAgree(G);
   if (G.Why) {
     WhyNot = G.Why;
     return std::nullopt;

@@ -111,6 +111,27 @@ struct StorageInputs {
   std::function<bool(const clang::CallExpr *, const clang::FunctionDecl *)> MayBeHeld;
   /// The first thing that may hold a stream (PassContext::StreamHold).
   std::function<const clang::Stmt *()> HoldSite;
+  /// Can \p X run after \p From and before \p To in \p Fn, on a path that
+  /// does not run From again (PassComponent::between, over the CFG)?
+  std::function<bool(const clang::Stmt *, const clang::Stmt *, const clang::Stmt *,
+                     const clang::FunctionDecl *)>
+      Between;
+  /// The first wait for an event in the unit, or null: it may join another
+  /// stream's work to a capture (PassContext::EventWait).
+  std::function<const clang::Stmt *()> EventWaitAt;
+};
+
+/// One capture of a stream into a CUDA graph, read whole in one function:
+/// `cudaStreamBeginCapture(s, ...)` and `cudaStreamEndCapture(s, &g)` on a
+/// local stream variable, the graph only instantiated and destroyed, each
+/// executable graph made from it only replayed (`cudaGraphLaunch`) and
+/// destroyed. Work enqueued on `s` between the two calls is captured: it
+/// runs at each replay, with the arguments it had at its call.
+struct GraphCapture {
+  const clang::CallExpr *Begin = nullptr, *End = nullptr;
+  const clang::VarDecl *Stream = nullptr;
+  const clang::FunctionDecl *Fn = nullptr;
+  std::vector<const clang::CallExpr *> Replays;
 };
 
 /// The storage analysis (host/DeviceStorage.cpp). One walk indexes every
@@ -169,6 +190,23 @@ private:
   /// group is copied into once, outside any loop in its scope, and not
   /// again by a later call. False (refused) otherwise.
   bool copiedOnceForOtherStreams(Group &G);
+  /// The unit's graph captures, when every call that captures or replays
+  /// a graph is part of one read whole (GraphCapture); else none, and the
+  /// call that is not (\p Unread) with why.
+  struct Captures {
+    std::optional<std::vector<GraphCapture>> List;
+    const clang::Stmt *Unread = nullptr;
+  };
+  std::optional<Captures> CapturesRead;
+  const Captures &captures();
+  std::optional<GraphCapture> readCapture(const clang::CallExpr *Begin,
+                                          const clang::FunctionDecl *Fn);
+  /// With a graph in the unit: a launch of the group that a capture takes
+  /// passes `*d` as it is at the capture, and the kernel reads the device
+  /// copy at each replay; they agree when no write of the group may run
+  /// between the capture and a replay. A copy captured, or an operation on
+  /// a stream a capture may use unseen, refuses. False (refused) otherwise.
+  bool capturedLaunchesAgree(Group &G);
   /// Is the group's one copy made only right after an allocation: inside
   /// the `then` of a null test of a member that allocates into it
   /// (`if (!d) { cudaMalloc(&d, ...); cudaMemcpy(d, ...); }`)?
@@ -250,6 +288,14 @@ struct DeviceStorage::Group {
   /// Every copy and launch so far is on the legacy default stream
   /// (onLegacyStream), which no CUDA graph can capture.
   bool Legacy = true;
+  /// Every copy into the group, partial write of it and launch of it, with
+  /// its function (null: not known), for the graph rule.
+  struct Op {
+    const clang::CallExpr *Call;
+    const clang::FunctionDecl *Fn;
+    bool Launch;
+  };
+  std::vector<Op> Ops;
   /// The first operation of the group on a stream that may be held (the
   /// hold itself for one the rule does not read), or null.
   const clang::Stmt *HeldAt = nullptr;

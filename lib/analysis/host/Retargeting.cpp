@@ -72,6 +72,10 @@ private:
     In.StreamHold = [this] { return Pass.streamHoldNote(); };
     In.MayBeHeld = [this](const CallExpr *Op, const FunctionDecl *Fn) { return Pass.mayBeHeld(Op, Fn); };
     In.HoldSite = [this] { return Pass.StreamHold; };
+    In.Between = [this](const Stmt *From, const Stmt *To, const Stmt *X, const FunctionDecl *Fn) {
+      return between(From, To, X, Fn);
+    };
+    In.EventWaitAt = [this]() -> const Stmt * { return Pass.EventWait; };
     In.NamedElsewhere = [this](const VarDecl *V) -> std::optional<std::string> {
       std::string Name = "'" + V->getQualifiedNameAsString() + "'";
       if (std::optional<std::string> Units = otherUnitsReaching(V))

@@ -544,8 +544,10 @@ public:
     if (const auto *Callee = dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
       CalleeRefs.insert(Callee);
     const FunctionDecl *FD = CE->getDirectCallee();
-    if (const CudaApi *Api = cudaApiOf(CE); Api && Api->Role == ApiRole::GraphCapture)
+    if (const CudaApi *Api = cudaApiOf(CE); Api && Api->Role == ApiRole::GraphCapture) {
       I.GraphAt = CE;
+      I.GraphCalls.push_back({CE, top()});
+    }
     for (const Expr *A : CE->arguments()) {
       // Code that is not seen may read or change the object; so may any
       // callee that takes it as raw memory (memcpy, memset, cudaMemcpy).

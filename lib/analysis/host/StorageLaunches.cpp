@@ -38,8 +38,12 @@ bool DeviceStorage::classifyArraySlot(Group &G, const UnaryOperator *Addr, const
                                        : std::vector<std::pair<const CallExpr *, const FunctionDecl *>>();
   if (Launches.empty())
     noteHeld(G, nullptr, nullptr);
-  for (const auto &[Launch, Fn] : Launches)
+  for (const auto &[Launch, Fn] : Launches) {
     noteHeld(G, Launch, Fn);
+    G.Ops.push_back({Launch, Fn, true});
+  }
+  if (Launches.empty())
+    G.Ops.push_back({nullptr, nullptr, true});
   G.R.Touched.insert(ST.point(Addr->getBeginLoc()));
   G.R.Touched.insert(ST.point(Storage->getBeginLoc()));
   return true;
@@ -67,6 +71,7 @@ bool DeviceStorage::classifyPointerLaunch(Group &G, const CallExpr *Call, const 
   }
   G.enqueuedOn(streamOf(Call, nullptr), onLegacyStream(Call));
   noteHeld(G, Call, nullptr);
+  G.Ops.push_back({Call, nullptr, true});
   G.R.Touched.insert(ST.point(Call->getArg(I)->getBeginLoc()));
   return true;
 }
@@ -89,6 +94,7 @@ bool DeviceStorage::classifyLaunch(Group &G, const CallExpr *Call, const Expr *C
                             derefEdit(KL->Args[I], *Arg)});
     G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
     noteHeld(G, Call, R.Fn);
+    G.Ops.push_back({Call, R.Fn, true});
     G.R.Touched.insert(ST.point(KL->Args[I]->getBeginLoc()));
     return true;
   }

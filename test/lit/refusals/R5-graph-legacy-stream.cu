@@ -4,7 +4,7 @@
 // is no reason to refuse a device copy whose copies and launches are all on
 // that stream: it is copied twice here and still passed by value, or as a
 // snapshot. The twins: the same function launching on cudaStreamPerThread
-// (a stream a graph may capture), and the whole unit built for the
+// (the stream the unit's graph captures), and the whole unit built for the
 // per-thread default stream (nvcc --default-stream per-thread defines
 // CUDA_API_PER_THREAD_DEFAULT_STREAM), where a launch with no stream goes to
 // the thread's stream: both refused.
@@ -25,21 +25,18 @@ __global__ void captured(int *out) { out[3] = 1; }
 
 static void encode(CUtensorMap *m, int v) { m->opaque[0] = v; }
 
-// The graph: captured on a stream of its own and replayed.
+// The graph: captured on the thread's default stream and replayed.
 void replay(int *out) {
-  cudaStream_t cs;
-  cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
   cudaGraph_t g;
   cudaGraphExec_t ge;
-  cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal);
-  captured<<<1, 1, 0, cs>>>(out);
-  cudaStreamEndCapture(cs, &g);
+  cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeThreadLocal);
+  captured<<<1, 1, 0, cudaStreamPerThread>>>(out);
+  cudaStreamEndCapture(cudaStreamPerThread, &g);
   cudaGraphInstantiate(&ge, g, 0);
   cudaGraphLaunch(ge, 0);
   cudaStreamSynchronize(0);
   cudaGraphExecDestroy(ge);
   cudaGraphDestroy(g);
-  cudaStreamDestroy(cs);
 }
 
 void copied_twice(int *out) {
@@ -81,7 +78,7 @@ void changed_after_copy(int *out) {
 // CHECK-FIXES-NEXT: {{^}}  *d = h;
 // CHECK-FIXES-NEXT: {{^}}  snapshot_on_legacy<<<1, 1>>>(*d, out);
 
-// The twin: the thread's default stream may be captured.
+// The twin: the thread's default stream, which the graph captures.
 void on_thread_stream(int *out) {
   CUtensorMap h{}, other{};
   encode(&other, 5);

@@ -1,0 +1,82 @@
+// H13, launches captured into a CUDA graph: a kernel launch enqueued on a
+// local stream between cudaStreamBeginCapture and cudaStreamEndCapture is
+// not run there but at each replay of the graph (cudaGraphLaunch of an
+// executable graph instantiated from it), with the arguments it had at the
+// capture. The storage rule reads each capture of the unit whole (the
+// stream a local variable, the graph only instantiated and destroyed, the
+// executable graph only replayed and destroyed) and retargets a device copy
+// whose captured launches see no write of it between the capture and any
+// replay (over every path of the CFG): the captured launch passes `*d`, the
+// map as it is at the capture, which is what each replay reads. A copy
+// before each capture of a loop starts a new capture, so it is not between.
+// The unsafe twins are refusals/R12-graph-captures.cu.
+// RUN: %prep
+// RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
+// RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
+// RUN: %nvcc-compile %t.cu
+// RUN: %tma --check %t.cu
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+__global__ void tile(const CUtensorMap *map, unsigned long long *out) { out[0] = map->opaque[0]; }
+__global__ void step(const CUtensorMap *map, unsigned long long *out, int i) { out[1 + i] = map->opaque[1]; }
+
+// Launched, uploaded again, then captured once and replayed twice; the
+// device copy is written only before the capture.
+void replayed_twice(const CUtensorMap &first, const CUtensorMap &second, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &first, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  tile<<<1, 1>>>(d, out);
+  cudaMemcpy(d, &second, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+  tile<<<1, 1, 0, s>>>(d, out);
+  cudaStreamEndCapture(s, &graph);
+  cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphLaunch(exec, s);
+  cudaGraphLaunch(exec, s);
+  cudaStreamSynchronize(s);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'tile' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void replayed_twice(
+// CHECK-FIXES: {{^}}  *d = first;
+// CHECK-FIXES-NEXT: {{^}}  tile<<<1, 1>>>(*d, out);
+// CHECK-FIXES-NEXT: {{^}}  *d = second;
+// CHECK-FIXES: {{^}}  tile<<<1, 1, 0, s>>>(*d, out);
+
+// Each step uploads its map, captures its launch, replays it and frees
+// the graph: the next upload comes before the next capture.
+void stepwise(const CUtensorMap *maps, int steps, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  for (int i = 0; i < steps; ++i) {
+    cudaMemcpy(d, &maps[i], sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    step<<<1, 1, 0, s>>>(d, out, i);
+    cudaStreamEndCapture(s, &graph);
+    cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphLaunch(exec, s);
+    cudaStreamSynchronize(s);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
+  cudaStreamDestroy(s);
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'step' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void stepwise(
+// CHECK-FIXES: {{^}}    *d = maps[i];
+// CHECK-FIXES: {{^}}    step<<<1, 1, 0, s>>>(*d, out, i);
+// CHECK-MESSAGES: 2 kernels rewritten, 0 refused

@@ -347,13 +347,7 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
   }
   if (SrcText.empty() || !Ref)
     return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
-  G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
-  noteHeld(G, Call, R.Fn);
-  G.Ops.push_back({Call, R.Fn, false});
-  if (!G.Copies++) {
-    G.FirstCopy = Call;
-    G.FirstCopyFn = R.Fn;
-  }
+  noteWrite(G, Call, R.Fn);
   addUse(G, HostUseKind::Copy, Call, R, "*" + hostPointer(R.E, ST.text(*Ref)) + " = " + SrcText,
          Api->Name.str() + " into " + Name);
   return !G.Why;
@@ -388,14 +382,7 @@ bool DeviceStorage::classifyPartialWrite(Group &G, const StorageNode &N, const C
       return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
     Args += (A ? ", " : "") + ST.text(*Text);
   }
-  G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
-  noteHeld(G, Call, R.Fn);
-  G.Ops.push_back({Call, R.Fn, false});
-  // Another write of the group for the stream rule, like a copy.
-  if (!G.Copies++) {
-    G.FirstCopy = Call;
-    G.FirstCopyFn = R.Fn;
-  }
+  noteWrite(G, Call, R.Fn); // another write of the group, like a copy
   addUse(G, HostUseKind::Copy, Call, R, (Memset ? "memset(" : "memcpy(") + Args + ")",
          Api->Name.str() + " of part of " + Name);
   return !G.Why;
@@ -759,6 +746,16 @@ static bool allocatesInto(const Stmt *S, const VarDecl *V) {
     if (allocatesInto(C, V))
       return true;
   return false;
+}
+
+void DeviceStorage::noteWrite(Group &G, const CallExpr *Call, const FunctionDecl *Fn) {
+  G.enqueuedOn(streamOf(Call, Fn), onLegacyStream(Call));
+  noteHeld(G, Call, Fn);
+  G.Ops.push_back({Call, Fn, false});
+  if (!G.Copies++) {
+    G.FirstCopy = Call;
+    G.FirstCopyFn = Fn;
+  }
 }
 
 void DeviceStorage::noteHeld(Group &G, const CallExpr *Op, const FunctionDecl *Fn) {

@@ -211,6 +211,10 @@ private:
   /// the `then` of a null test of a member that allocates into it
   /// (`if (!d) { cudaMalloc(&d, ...); cudaMemcpy(d, ...); }`)?
   bool copiedOnlyWhenAllocated(Group &G);
+  /// Records \p Call (in \p Fn), a copy into the group or a partial write
+  /// of it: its stream, whether it may be held, the group's operations, its
+  /// count of copies and its first.
+  void noteWrite(Group &G, const clang::CallExpr *Call, const clang::FunctionDecl *Fn);
   /// Records \p Op (a copy or a launch of the group, in \p Fn; null: one
   /// the rule does not read) as Group::HeldAt when it may be held.
   void noteHeld(Group &G, const clang::CallExpr *Op, const clang::FunctionDecl *Fn);

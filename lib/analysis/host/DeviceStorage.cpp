@@ -615,7 +615,9 @@ bool DeviceStorage::classifyUse(Group &G, const StorageNode &N, const StorageRef
 bool DeviceStorage::classifyPointerUse(Group &G, const StorageNode &N, const StorageRef &R) {
   const Expr *Cur = R.E;
   const Stmt *P = parent(R.Fn, Cur);
-  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf) {
+  // `&d`, `&(*o)`: the address of the storage itself.
+  const Stmt *Addressed = climb(Cur, [&](const Stmt *S) { return parent(R.Fn, S); }, parens).Parent;
+  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Addressed); UO && UO->getOpcode() == UO_AddrOf) {
     if (auto Slot = In.ArraySlotOf ? In.ArraySlotOf(R.E) : std::nullopt)
       return classifyArraySlot(G, UO, R.E, Slot->first, Slot->second);
     return classifyAlloc(G, N, UO, R);

@@ -22,7 +22,8 @@ namespace tma::analysis {
 bool DeviceStorage::classifyArraySlot(Group &G, const UnaryOperator *Addr, const Expr *Storage,
                                       const FunctionDecl *Kernel, unsigned Index) {
   std::optional<CharSourceRange> Slot = ST.fileRange(Addr->getSourceRange());
-  std::optional<CharSourceRange> Named = ST.fileRange(Storage->getSourceRange());
+  // The slot's operand as written, parentheses included: `&(*o)` takes `(*o)`.
+  std::optional<CharSourceRange> Named = ST.fileRange(Addr->getSubExpr()->getSourceRange());
   if (!Slot || !Named)
     return refuse(G, Addr, "the argument array's slot is spelled inside a macro body");
   // A `const CUtensorMap *` needs the cast that drops its const, and a

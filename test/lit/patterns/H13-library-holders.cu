@@ -4,7 +4,7 @@
 // `std::optional`, `a[I]` and `std::get<I>` of a `std::array`, `w.get()` of
 // a `std::reference_wrapper` made by `std::ref`, and a structured binding
 // of a `std::pair` made in its declaration, also as the slot of an
-// argument array (`&w.get()`, `&std::get<1>(t)`, `&binding`). Each slot is
+// argument array (`&w.get()`, `&std::get<1>(t)`, `&binding`, `&(*o)`). Each slot is
 // a storage of its own, the value the holder's initialiser gives it
 // (braces, or the library's constructor from one value per slot) a copy
 // into it, so the slot joins the device copy's group and the storage rule
@@ -134,7 +134,10 @@ int in_argument_arrays(const CUtensorMap &h, int *out) {
   std::reference_wrapper<CUtensorMap *> current = std::ref(dev);
   std::tuple<int, CUtensorMap *> step{1, dev};
   auto [map, stages] = std::pair<CUtensorMap *, int>(dev, 4);
+  std::optional<CUtensorMap *> maybe = dev;
   cudaMemcpy(dev, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  void *by_optional[] = {(void *)&(*maybe), &out};
+  cudaLaunchKernel((const void *)slots, dim3(1), dim3(1), by_optional, 0, 0);
   void *by_wrapper[] = {(void *)&current.get(), &out};
   cudaLaunchKernel((const void *)slots, dim3(1), dim3(1), by_wrapper, 0, 0);
   void *by_tuple[] = {(void *)&std::get<1>(step), &out};
@@ -146,6 +149,7 @@ int in_argument_arrays(const CUtensorMap &h, int *out) {
 }
 // CHECK-MESSAGES-DAG: warning: kernel 'slots' reads descriptor 'map' through global memory; now passed by value [tma-001]
 // CHECK-FIXES-LABEL: int in_argument_arrays(
+// CHECK-FIXES: {{^}}  void *by_optional[] = {(void *)(*maybe), &out};
 // CHECK-FIXES: {{^}}  void *by_wrapper[] = {(void *)current.get(), &out};
 // CHECK-FIXES: {{^}}  void *by_tuple[] = {(void *)std::get<1>(step), &out};
 // CHECK-FIXES: {{^}}  void *by_binding[] = {(void *)map, &out};

@@ -695,7 +695,7 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
     copiedOnceForOtherStreams(G);
   // Every use of the group is classified: when its copies and launches are
   // all on the legacy default stream, no graph captures any of them.
-  if (!G.Why && Idx->GraphAt)
+  if (!G.Why && !Idx->GraphCalls.empty())
     capturedLaunchesAgree(G);
   if (G.Why) {
     WhyNot = G.Why;

@@ -10,6 +10,7 @@
 
 #include "../core/Climb.h"
 #include "../core/CudaApi.h"
+#include "../core/Types.h"
 
 #include "clang/AST/ExprCXX.h"
 
@@ -45,12 +46,6 @@ static void referencesTo(const Stmt *S, const VarDecl *V, std::vector<const Decl
     referencesTo(C, V, Out);
 }
 
-/// The name of the function \p Call calls directly, or "".
-static llvm::StringRef calleeName(const CallExpr *Call) {
-  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
-  return FD && FD->getDeclName().isIdentifier() ? FD->getName() : llvm::StringRef();
-}
-
 std::optional<GraphCapture> DeviceStorage::readCapture(const CallExpr *Begin,
                                                        const FunctionDecl *Fn) {
   if (Begin->getNumArgs() < 1 || !Fn->getBody())
@@ -79,7 +74,7 @@ std::optional<GraphCapture> DeviceStorage::readCapture(const CallExpr *Begin,
   for (const DeclRefExpr *R : Refs) {
     unsigned Arg = 0;
     const CallExpr *Call = CallTaking(R, Arg);
-    llvm::StringRef Name = calleeName(Call);
+    std::string Name = Call ? calleeName(Call) : std::string();
     if (Call == Begin)
       continue;
     if (Name == "cudaStreamBeginCapture" || Name == "cudaStreamBeginCaptureToGraph")
@@ -102,10 +97,10 @@ std::optional<GraphCapture> DeviceStorage::readCapture(const CallExpr *Begin,
   for (const DeclRefExpr *R : Refs) {
     unsigned Arg = 0;
     const CallExpr *Call = CallTaking(R, Arg);
-    llvm::StringRef Name = calleeName(Call);
+    std::string Name = Call ? calleeName(Call) : std::string();
     if (Call == Cap.End || (Name == "cudaGraphDestroy" && Arg == 0))
       continue;
-    if (!Name.starts_with("cudaGraphInstantiate") || Arg != 1 || Call->getNumArgs() < 2)
+    if (!llvm::StringRef(Name).starts_with("cudaGraphInstantiate") || Arg != 1 || Call->getNumArgs() < 2)
       return std::nullopt;
     const VarDecl *Exec = addressedVariable(Call->getArg(0));
     if (!Exec)
@@ -119,8 +114,10 @@ std::optional<GraphCapture> DeviceStorage::readCapture(const CallExpr *Begin,
     for (const DeclRefExpr *R : Refs) {
       unsigned Arg = 0;
       const CallExpr *Call = CallTaking(R, Arg);
-      llvm::StringRef Name = calleeName(Call);
-      if ((Name.starts_with("cudaGraphInstantiate") || Name == "cudaGraphExecDestroy") && Arg == 0)
+      std::string Name = Call ? calleeName(Call) : std::string();
+      bool Kept = llvm::StringRef(Name).starts_with("cudaGraphInstantiate") ||
+                  Name == "cudaGraphExecDestroy";
+      if (Kept && Arg == 0)
         continue;
       if (Name != "cudaGraphLaunch" || Arg != 0)
         return std::nullopt;
@@ -167,10 +164,10 @@ bool DeviceStorage::capturedLaunchesAgree(Group &G) {
   // Captures not read whole: only work on the legacy default stream, which
   // no graph can capture, is known not to be replayed.
   if (!C.List)
-    return G.Legacy || refuse(G, C.Unread ? C.Unread : Idx->GraphAt, UnreadGraph);
+    return G.Legacy || refuse(G, C.Unread ? C.Unread : Idx->GraphCalls.back().first, UnreadGraph);
   for (const Group::Op &O : G.Ops) {
     if (!O.Call)
-      return refuse(G, Idx->GraphAt, UnreadGraph); // a launch of an argument array not seen
+      return refuse(G, Idx->GraphCalls.back().first, UnreadGraph); // a launch of an argument array not seen
     if (onLegacyStream(O.Call))
       continue;
     std::optional<const ValueDecl *> S = streamOf(O.Call, O.Fn);

@@ -544,10 +544,8 @@ public:
     if (const auto *Callee = dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
       CalleeRefs.insert(Callee);
     const FunctionDecl *FD = CE->getDirectCallee();
-    if (const CudaApi *Api = cudaApiOf(CE); Api && Api->Role == ApiRole::GraphCapture) {
-      I.GraphAt = CE;
+    if (const CudaApi *Api = cudaApiOf(CE); Api && Api->Role == ApiRole::GraphCapture)
       I.GraphCalls.push_back({CE, top()});
-    }
     for (const Expr *A : CE->arguments()) {
       // Code that is not seen may read or change the object; so may any
       // callee that takes it as raw memory (memcpy, memset, cudaMemcpy).

@@ -103,9 +103,7 @@ struct StorageIndex {
   /// Each value a holder's initialiser stores into a slot, with the slot's
   /// element key (holderInitialisers): a use of a pointer there joins it.
   std::map<const clang::Expr *, std::string> ElementInits;
-  /// A call that captures or replays a CUDA graph, if any; and every one,
-  /// with its function.
-  const clang::CallExpr *GraphAt = nullptr;
+  /// Every call that captures or replays a CUDA graph, with its function.
   std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> GraphCalls;
 
   std::string variableKey(const clang::VarDecl *V) const;

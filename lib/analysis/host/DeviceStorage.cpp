@@ -760,6 +760,11 @@ void DeviceStorage::noteWrite(Group &G, const CallExpr *Call, const FunctionDecl
   }
 }
 
+void DeviceStorage::noteLaunch(Group &G, const CallExpr *Call, const FunctionDecl *Fn) {
+  noteHeld(G, Call, Fn);
+  G.Ops.push_back({Call, Fn, true});
+}
+
 void DeviceStorage::noteHeld(Group &G, const CallExpr *Op, const FunctionDecl *Fn) {
   if (!G.HeldAt && In.MayBeHeld && In.MayBeHeld(Op, Fn))
     G.HeldAt = Op ? static_cast<const Stmt *>(Op) : In.HoldSite();

@@ -215,6 +215,9 @@ private:
   /// of it: its stream, whether it may be held, the group's operations, its
   /// count of copies and its first.
   void noteWrite(Group &G, const clang::CallExpr *Call, const clang::FunctionDecl *Fn);
+  /// Records \p Call (in \p Fn; null: a launch not seen), a launch of the
+  /// group: whether it may be held, and the group's operations.
+  void noteLaunch(Group &G, const clang::CallExpr *Call, const clang::FunctionDecl *Fn);
   /// Records \p Op (a copy or a launch of the group, in \p Fn; null: one
   /// the rule does not read) as Group::HeldAt when it may be held.
   void noteHeld(Group &G, const clang::CallExpr *Op, const clang::FunctionDecl *Fn);

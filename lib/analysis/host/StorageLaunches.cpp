@@ -38,13 +38,9 @@ bool DeviceStorage::classifyArraySlot(Group &G, const UnaryOperator *Addr, const
   auto Launches = In.ArraySlotLaunches ? In.ArraySlotLaunches(Storage)
                                        : std::vector<std::pair<const CallExpr *, const FunctionDecl *>>();
   if (Launches.empty())
-    noteHeld(G, nullptr, nullptr);
-  for (const auto &[Launch, Fn] : Launches) {
-    noteHeld(G, Launch, Fn);
-    G.Ops.push_back({Launch, Fn, true});
-  }
-  if (Launches.empty())
-    G.Ops.push_back({nullptr, nullptr, true});
+    noteLaunch(G, nullptr, nullptr);
+  for (const auto &[Launch, Fn] : Launches)
+    noteLaunch(G, Launch, Fn);
   G.R.Touched.insert(ST.point(Addr->getBeginLoc()));
   G.R.Touched.insert(ST.point(Storage->getBeginLoc()));
   return true;
@@ -71,8 +67,7 @@ bool DeviceStorage::classifyPointerLaunch(Group &G, const CallExpr *Call, const 
     G.R.Launches.push_back({K, I, ST.point(Call->getArg(I)->getBeginLoc()), Edit});
   }
   G.enqueuedOn(streamOf(Call, nullptr), onLegacyStream(Call));
-  noteHeld(G, Call, nullptr);
-  G.Ops.push_back({Call, nullptr, true});
+  noteLaunch(G, Call, nullptr);
   G.R.Touched.insert(ST.point(Call->getArg(I)->getBeginLoc()));
   return true;
 }
@@ -94,8 +89,7 @@ bool DeviceStorage::classifyLaunch(Group &G, const CallExpr *Call, const Expr *C
     G.R.Launches.push_back({KL->Kernel, I, ST.point(KL->Args[I]->getBeginLoc()),
                             derefEdit(KL->Args[I], *Arg)});
     G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
-    noteHeld(G, Call, R.Fn);
-    G.Ops.push_back({Call, R.Fn, true});
+    noteLaunch(G, Call, R.Fn);
     G.R.Touched.insert(ST.point(KL->Args[I]->getBeginLoc()));
     return true;
   }

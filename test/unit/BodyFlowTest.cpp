@@ -1,6 +1,6 @@
 // The paths of a body (lib/analysis/core/BodyFlow.h) on small C++ bodies:
-// "between", "dominates" and "reaches" follow goto, switch, loops and try,
-// not the order of the text.
+// "between", "dominates", "reaches" and "reachesAvoiding" follow goto,
+// switch, loops and try, not the order of the text.
 #include "../../lib/analysis/core/BodyFlow.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -26,8 +26,11 @@ struct Calls : RecursiveASTVisitor<Calls> {
 class BodyFlowTest : public ::testing::Test {
 protected:
   void load(const std::string &Body) {
+    C = Calls();
+    Flow.reset();
+    PM.reset();
     AST = tooling::buildASTFromCodeWithArgs(
-        "void copy(); void launch(); void write(); bool cond();\nvoid run(int x) {\n" + Body +
+        "void copy(); void launch(); void write(); void wait(); bool cond();\nvoid run(int x) {\n" + Body +
             "\n}\n",
         {"-std=c++17", "-fexceptions", "-fcxx-exceptions"});
     ASSERT_TRUE(AST);
@@ -98,4 +101,38 @@ TEST_F(BodyFlowTest, BranchesAreNotBetweenEachOther) {
   EXPECT_FALSE(Flow->between(call("copy"), call("launch", 0), call("write")));
   EXPECT_TRUE(Flow->between(call("copy"), call("launch", 1), call("write")));
   EXPECT_FALSE(Flow->between(call("copy"), call("launch", 1), call("launch", 0)));
+}
+
+// Stream time: what may run while an operation waits for its host wait.
+TEST_F(BodyFlowTest, AWaitEndsTheInterval) {
+  load("launch(); write(); wait(); write();");
+  const Stmt *Wait = call("wait");
+  EXPECT_TRUE(Flow->reachesAvoiding(call("launch"), call("write", 0), {Wait}));
+  EXPECT_FALSE(Flow->reachesAvoiding(call("launch"), call("write", 1), {Wait}));
+  EXPECT_TRUE(Flow->reachesAvoiding(call("launch"), call("write", 1), {}));
+  // The body returns only after the wait.
+  EXPECT_FALSE(Flow->reachesAvoiding(call("launch"), nullptr, {Wait}));
+  EXPECT_TRUE(Flow->reachesAvoiding(call("launch"), nullptr, {}));
+}
+
+TEST_F(BodyFlowTest, AWaitOnOneBranchDoesNotCover) {
+  load("launch(); if (x) wait(); write();");
+  EXPECT_TRUE(Flow->reachesAvoiding(call("launch"), call("write"), {call("wait")}));
+}
+
+TEST_F(BodyFlowTest, ALoopBringsAnEarlierWriteBack) {
+  load("for (int i = 0; i < x; ++i) { write(); launch(); } wait();");
+  EXPECT_TRUE(Flow->reachesAvoiding(call("launch"), call("write"), {call("wait")}));
+}
+
+TEST_F(BodyFlowTest, AWaitInTheLoopCoversTheNextRound) {
+  load("for (int i = 0; i < x; ++i) { write(); launch(); wait(); }");
+  EXPECT_FALSE(Flow->reachesAvoiding(call("launch"), call("write"), {call("wait")}));
+}
+
+TEST_F(BodyFlowTest, AnExceptionAcrossACallIsNotAReturn) {
+  load("launch(); copy(); wait();");
+  EXPECT_FALSE(Flow->reachesAvoiding(call("launch"), nullptr, {call("wait")}));
+  load("launch(); if (x) return; wait();");
+  EXPECT_TRUE(Flow->reachesAvoiding(call("launch"), nullptr, {call("wait")}));
 }

@@ -2,6 +2,8 @@
 #include "BodyFlow.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
 
 #include <functional>
 
@@ -78,6 +80,46 @@ BodyFlow::BodyFlow(std::unique_ptr<CFG> G, ParentMap &PM) : Graph(std::move(G)),
     for (unsigned To : Succ[From])
       Pred[To].push_back(From);
   EntryNodes = FirstOf(&Graph->getEntry());
+  // A block's last node leaves the body when the exit block follows it,
+  // directly or through empty blocks.
+  std::vector<char> Exits(Graph->getNumBlockIDs(), 2); // 2: not known yet
+  std::function<bool(const CFGBlock *)> ReachesExit = [&](const CFGBlock *B) -> bool {
+    char &E = Exits[B->getBlockID()];
+    if (E != 2)
+      return E;
+    E = 0; // an empty cycle ends here
+    if (B == &Graph->getExit())
+      return E = 1;
+    if (!BlockNodes[B->getBlockID()].empty())
+      return false;
+    for (const CFGBlock::AdjacentBlock &S : B->succs())
+      if (const CFGBlock *SB = S.getReachableBlock(); SB && ReachesExit(SB))
+        return E = 1;
+    return false;
+  };
+  // Only a return, a throw, or the end of the body: a call's edge for the
+  // exception it may throw (AddEHEdges) is not a return.
+  Leaving.resize(N);
+  for (const CFGBlock *B : *Graph) {
+    const std::vector<unsigned> &Own = BlockNodes[B->getBlockID()];
+    if (Own.empty())
+      continue;
+    const Stmt *Last = nullptr;
+    if (std::optional<CFGStmt> S = B->back().getAs<CFGStmt>())
+      Last = S->getStmt();
+    // A block that ends in a call has the exit among its successors for
+    // the exception; it returns when every successor leads to the exit.
+    unsigned Succs = 0, ToExit = 0;
+    for (const CFGBlock::AdjacentBlock &S : B->succs())
+      if (const CFGBlock *SB = S.getReachableBlock()) {
+        ++Succs;
+        ToExit += ReachesExit(SB);
+      }
+    bool Returns = isa_and_nonnull<ReturnStmt, CXXThrowExpr>(Last) ||
+                   (ToExit && (ToExit == Succs || !isa_and_nonnull<CallExpr>(Last)));
+    if (Returns)
+      Leaving.set(Own.back());
+  }
 }
 
 BodyFlow::Nodes BodyFlow::span(const Stmt *S) {
@@ -103,6 +145,12 @@ BodyFlow::Nodes BodyFlow::span(const Stmt *S) {
   Found.erase(std::unique(Found.begin(), Found.end()), Found.end());
   Spans[S] = Found;
   return Found;
+}
+
+BodyFlow::Nodes BodyFlow::at(const Stmt *S) {
+  if (auto N = NodeOf.find(S); N != NodeOf.end())
+    return Nodes{N->second};
+  return span(S);
 }
 
 llvm::BitVector BodyFlow::setOf(llvm::ArrayRef<unsigned> N) {
@@ -163,6 +211,21 @@ bool BodyFlow::dominates(const Stmt *A, const Stmt *To) {
     It->second = std::move(Seen);
   }
   return llvm::none_of(T, [&](unsigned N) { return It->second.test(N); });
+}
+
+bool BodyFlow::reachesAvoiding(const Stmt *From, const Stmt *To,
+                               llvm::ArrayRef<const Stmt *> Stops) {
+  Nodes F = at(From), T = To ? at(To) : Nodes();
+  if (F.empty() || (To && T.empty()))
+    return true; // not known to the graph: it may be anywhere
+  llvm::BitVector Stop(Succ.size());
+  for (const Stmt *S : Stops)
+    for (unsigned N : span(S))
+      Stop.set(N);
+  llvm::BitVector Seen = walk(F, /*Forward=*/true, Stop);
+  if (To)
+    return llvm::any_of(T, [&](unsigned N) { return Seen.test(N); });
+  return Seen.anyCommon(Leaving) || llvm::any_of(F, [&](unsigned N) { return Leaving.test(N); });
 }
 
 bool BodyFlow::reaches(const Stmt *At, const Stmt *To) {

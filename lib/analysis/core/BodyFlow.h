@@ -37,6 +37,13 @@ public:
   bool dominates(const clang::Stmt *A, const clang::Stmt *To);
   /// Can \p To run after \p At (on any path, through loops and jumps)?
   bool reaches(const clang::Stmt *At, const clang::Stmt *To);
+  /// Can \p To run after \p From on a path that runs none of \p Stops
+  /// (From itself may run again on it)? With \p To null: can the body
+  /// return on such a path (a return, a throw, its end; not an exception
+  /// leaving a call, which the proofs do not follow)? From and To stand for their own element when
+  /// they are one (a call: where it is made, after its arguments).
+  bool reachesAvoiding(const clang::Stmt *From, const clang::Stmt *To,
+                       llvm::ArrayRef<const clang::Stmt *> Stops);
 
 private:
   BodyFlow(std::unique_ptr<clang::CFG> G, clang::ParentMap &PM);
@@ -50,11 +57,14 @@ private:
   llvm::BitVector walk(llvm::ArrayRef<unsigned> Start, bool Forward,
                        const llvm::BitVector &Stop);
   llvm::BitVector setOf(llvm::ArrayRef<unsigned> N);
+  /// The node of \p S when it is an element, else span(S).
+  Nodes at(const clang::Stmt *S);
 
   std::unique_ptr<clang::CFG> Graph;
   clang::ParentMap &PM;
   std::vector<std::vector<unsigned>> Succ, Pred;
   std::vector<unsigned> EntryNodes; // the first nodes of the body
+  llvm::BitVector Leaving;          // nodes after which the body returns
   llvm::DenseMap<const clang::Stmt *, unsigned> NodeOf;
   llvm::DenseMap<const clang::Stmt *, Nodes> Spans;
   std::map<std::pair<const clang::Stmt *, const clang::Stmt *>, llvm::BitVector> Intervals;

@@ -117,6 +117,16 @@ bool PassComponent::reaches(const Stmt *At, const Stmt *To, const FunctionDecl *
   return true;
 }
 
+bool PassComponent::reachesAvoiding(const Stmt *From, const Stmt *To,
+                                    llvm::ArrayRef<const Stmt *> Stops, const FunctionDecl *Fn) {
+  ParentMap &PM = *index(Fn).PM;
+  if (innermostLambda(From, PM) || (To && innermostLambda(To, PM)))
+    return true;
+  if (BodyFlow *F = flow(Fn))
+    return F->reachesAvoiding(From, To, Stops);
+  return true;
+}
+
 bool PassComponent::between(const Stmt *From, const Stmt *To, const Stmt *X,
                            const FunctionDecl *Fn) {
   // Every path, not the text: a goto or a switch case may skip a copy, a

@@ -55,6 +55,11 @@ CudaApi rowsCopy(llvm::StringRef N) {
   A.RowsArg = 5;
   return A;
 }
+CudaApi synchronize(llvm::StringRef N, bool All) {
+  CudaApi A{N, ApiRole::Synchronize};
+  A.AllStreams = All;
+  return A;
+}
 CudaApi handleBind(llvm::StringRef N, int Handle, int Kernel) {
   CudaApi A = takesKernel(N, ApiRole::HandleBind, Kernel);
   A.Dest = Handle;
@@ -131,6 +136,19 @@ const std::vector<CudaApi> &table() {
       memory("cuStreamWaitValue64", ApiRole::StreamWait, -1),
       memory("cuStreamBatchMemOp", ApiRole::StreamWait, -1),
       memory("cudaStreamWaitEvent", ApiRole::EventWait, -1),
+      // The host waits for a stream's work, or every stream's.
+      synchronize("cudaStreamSynchronize", false),
+      synchronize("cuStreamSynchronize", false),
+      synchronize("cudaDeviceSynchronize", true),
+      synchronize("cuCtxSynchronize", true),
+      // Page-locked host memory: a stream-ordered copy from it reads it
+      // when the stream runs the copy.
+      memory("cudaMallocHost", ApiRole::HostAlloc, 0),
+      memory("cudaHostAlloc", ApiRole::HostAlloc, 0),
+      memory("cuMemAllocHost", ApiRole::HostAlloc, 0),
+      memory("cuMemHostAlloc", ApiRole::HostAlloc, 0),
+      memory("cudaFreeHost", ApiRole::HostFree, 0),
+      memory("cuMemFreeHost", ApiRole::HostFree, 0),
       memory("cuStreamWaitEvent", ApiRole::EventWait, -1),
       // CUDA graphs: a captured launch is replayed later with the arguments
       // it had when it was captured.
@@ -513,6 +531,21 @@ std::optional<const ValueDecl *> streamOf(const CallExpr *CE, const FunctionDecl
   const Expr *Config;
   const Expr *Stream = streamOperand(CE, Config);
   return Config ? configStream(Config, Fn) : streamNamed(Stream, Fn);
+}
+
+std::optional<HostWait> hostWaitOf(const CallExpr *CE, const FunctionDecl *Fn) {
+  const CudaApi *Api = cudaApiOf(CE);
+  if (!Api || Api->Role != ApiRole::Synchronize)
+    return std::nullopt;
+  HostWait W;
+  W.All = Api->AllStreams;
+  const FunctionDecl *FD = CE->getDirectCallee();
+  W.Stream = std::nullopt;
+  // Not a stream operand of streamOperand's: a wait enqueues no work.
+  for (unsigned I = 0; !W.All && FD && I < CE->getNumArgs() && I < FD->getNumParams(); ++I)
+    if (isStreamType(FD->getParamDecl(I)->getType()))
+      W.Stream = streamNamed(CE->getArg(I), Fn);
+  return W;
 }
 
 bool onLegacyStream(const CallExpr *CE) {

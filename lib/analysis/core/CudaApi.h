@@ -62,6 +62,14 @@ enum class ApiRole {
   /// `cudaStreamWaitEvent(s, e)`: the stream waits for the work an event
   /// recorded, which may be held.
   EventWait,
+  /// `cudaStreamSynchronize(s)`, `cudaDeviceSynchronize()`: the host waits
+  /// until the stream's work (AllStreams: every stream's) has run.
+  Synchronize,
+  /// `cudaMallocHost(&p, n)`, `cudaHostAlloc(&p, n, flags)`: allocates
+  /// page-locked host memory into the variable whose address is Dest.
+  HostAlloc,
+  /// `cudaFreeHost(p)`: frees page-locked host memory (Dest).
+  HostFree,
 };
 
 struct CudaApi {
@@ -87,6 +95,8 @@ struct CudaApi {
   int RowsArg = -1;
   /// NameLookup: the name argument.
   int NameArg = -1;
+  /// Synchronize: waits for every stream, not the one it is given.
+  bool AllStreams = false;
   /// Enqueued on a stream (`cudaMemcpyAsync`, `cuMemcpyHtoDAsync`): it runs
   /// when the stream reaches it, and a graph that captures the stream
   /// replays it.
@@ -136,6 +146,17 @@ std::optional<const clang::ValueDecl *> streamOf(const clang::CallExpr *CE,
 /// `cuStreamCreate(&s, CU_STREAM_NON_BLOCKING)`): a stream the legacy
 /// default stream neither waits for nor makes wait?
 bool createdNonBlocking(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
+
+/// What a host wait waits for: every stream (All), or the stream \p
+/// Stream names as streamOf does (null: the default stream; none: not
+/// known).
+struct HostWait {
+  bool All = false;
+  std::optional<const clang::ValueDecl *> Stream;
+};
+/// The wait \p CE makes (`cudaStreamSynchronize(s)`, `cudaDeviceSynchronize()`),
+/// or none when it is not a Synchronize call.
+std::optional<HostWait> hostWaitOf(const clang::CallExpr *CE, const clang::FunctionDecl *Fn);
 
 /// Is \p CE's work (a launch, a copy) enqueued on the legacy default stream:
 /// no stream, 0, NULL, nullptr or cudaStreamLegacy, in a translation unit

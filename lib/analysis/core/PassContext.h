@@ -283,6 +283,11 @@ protected:
   bool dominates(const clang::Stmt *A, const clang::Stmt *To, const clang::FunctionDecl *Fn);
   /// Can \p To run after \p At (through loops and jumps)?
   bool reaches(const clang::Stmt *At, const clang::Stmt *To, const clang::FunctionDecl *Fn);
+  /// Can \p To (null: the return of \p Fn) run after \p From on a path of
+  /// \p Fn's body that runs none of \p Stops (BodyFlow::reachesAvoiding)?
+  /// True when either is inside a lambda's body or there is no CFG.
+  bool reachesAvoiding(const clang::Stmt *From, const clang::Stmt *To,
+                       llvm::ArrayRef<const clang::Stmt *> Stops, const clang::FunctionDecl *Fn);
   /// Can \p X run after \p From and before \p To, on a path that does not
   /// run \p From again? (Every path of the CFG: goto, switch, loops, try.)
   bool between(const clang::Stmt *From, const clang::Stmt *To, const clang::Stmt *X,

@@ -300,6 +300,16 @@ bool DeviceStorage::classifyAlloc(Group &G, const StorageNode &N, const Expr *Cu
   return !G.Why;
 }
 
+/// The local pointer to a descriptor that \p Src names, or null.
+static const VarDecl *pointerVariable(const Expr *Src) {
+  const auto *R = dyn_cast<DeclRefExpr>(Src->IgnoreParenImpCasts());
+  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+  if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || !V->getType()->isPointerType() ||
+      !isTensorMapRecord(V->getType()->getPointeeType()))
+    return nullptr;
+  return V;
+}
+
 /// A copy into the storage, or a free of it: an assignment, a delete.
 bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const CallExpr *Call,
                                        unsigned Arg, const StorageRef &R) {
@@ -330,9 +340,10 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
       UO && UO->getOpcode() == UO_AddrOf && isTensorMapRecord(UO->getSubExpr()->getType())) {
     if (std::optional<CharSourceRange> S = ST.fileRange(UO->getSubExpr()->getSourceRange()))
       SrcText = ST.text(*S);
-  } else if (Api->streamOrdered()) {
+  } else if (Api->streamOrdered() && !pointerVariable(Src)) {
     // Pinned memory behind a pointer is read when the stream runs the copy,
-    // not when it is issued: an assignment would read it too early.
+    // not when it is issued: an assignment would read it too early, unless
+    // nothing writes it meanwhile (pointerCopiesReadAtCall).
     return refuse(G, Call, "this " + Api->Name.str() + " into " + Name +
                                " reads through a pointer that may be pinned memory, when the "
                                "stream runs it");
@@ -348,6 +359,8 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
   if (SrcText.empty() || !Ref)
     return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
   noteWrite(G, Call, R.Fn);
+  if (Api->streamOrdered() && pointerVariable(Src))
+    G.PointerCopies.push_back({Call, R.Fn, pointerVariable(Src)});
   addUse(G, HostUseKind::Copy, Call, R, "*" + hostPointer(R.E, ST.text(*Ref)) + " = " + SrcText,
          Api->Name.str() + " into " + Name);
   return !G.Why;
@@ -693,6 +706,8 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
                             : "no cudaMalloc of '" + G.R.Name + "' is seen");
   if (!G.Why)
     copiedOnceForOtherStreams(G);
+  if (!G.Why && !G.PointerCopies.empty())
+    pointerCopiesReadAtCall(G);
   // Every use of the group is classified: when its copies and launches are
   // all on the legacy default stream, no graph captures any of them.
   if (!G.Why && !Idx->GraphCalls.empty())
@@ -806,24 +821,26 @@ bool DeviceStorage::copiedOnlyWhenAllocated(Group &G) {
   return false;
 }
 
-bool DeviceStorage::copiedOnceForOtherStreams(Group &G) {
+const FunctionDecl *DeviceStorage::localTo(Group &G) {
   // Only the function's code reaches its locals: its own streams count. An
   // element is its container's (a local whose every use is a constant
   // index: closeContainers).
   const FunctionDecl *Scope = nullptr;
-  bool AllLocal = !G.Members.empty();
   for (const std::string &K : G.Members) {
     const StorageNode &N = Idx->Nodes[K];
     const auto *V = dyn_cast_or_null<VarDecl>(N.D);
     const auto *Fn = V ? dyn_cast<FunctionDecl>(V->getDeclContext()) : nullptr;
     bool Named = N.K == StorageNode::Variable || (N.K == StorageNode::Element && N.Closed);
     if (!Named || !V || !V->hasLocalStorage() || V->isStaticLocal() ||
-        isa<ParmVarDecl>(V) || !Fn || (Scope && Scope != Fn)) {
-      AllLocal = false;
-      break;
-    }
+        isa<ParmVarDecl>(V) || !Fn || (Scope && Scope != Fn))
+      return nullptr;
     Scope = Fn;
   }
+  return Scope;
+}
+
+bool DeviceStorage::copiedOnceForOtherStreams(Group &G) {
+  bool AllLocal = localTo(G) != nullptr;
   // Every use of the group is classified, so its copies and launches are
   // all the work on its memory: on one stream they run in the order they
   // are written, whatever other streams do.
@@ -834,6 +851,11 @@ bool DeviceStorage::copiedOnceForOtherStreams(Group &G) {
   // that may be held.
   const Stmt *At = G.HeldAt;
   if (!At)
+    return true;
+  // Operation by operation: where no held one may run out of order with
+  // a write on another stream, the copies may be many.
+  std::optional<std::pair<const Stmt *, std::string>> Disagrees = heldWorkDisagrees(G);
+  if (!Disagrees)
     return true;
   std::string Hold = In.StreamHold ? In.StreamHold() : std::string();
   std::string Why = "this work on '" + G.R.Name + "' is enqueued on a stream that may be held, "

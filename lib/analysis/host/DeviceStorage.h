@@ -7,6 +7,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
+#include "llvm/ADT/ArrayRef.h"
 
 #include <deque>
 #include <functional>
@@ -119,6 +120,11 @@ struct StorageInputs {
   /// The first wait for an event in the unit, or null: it may join another
   /// stream's work to a capture (PassContext::EventWait).
   std::function<const clang::Stmt *()> EventWaitAt;
+  /// Can \p To (null: the return) run after \p From in \p Fn on a path
+  /// that runs none of \p Stops (PassComponent::reachesAvoiding)?
+  std::function<bool(const clang::Stmt *, const clang::Stmt *, llvm::ArrayRef<const clang::Stmt *>,
+                     const clang::FunctionDecl *)>
+      ReachesAvoiding;
 };
 
 /// One capture of a stream into a CUDA graph, read whole in one function:
@@ -190,6 +196,42 @@ private:
   /// group is copied into once, outside any loop in its scope, and not
   /// again by a later call. False (refused) otherwise.
   bool copiedOnceForOtherStreams(Group &G);
+  /// The function whose locals (variables, and elements of its local
+  /// containers) every storage of the group is, or null.
+  const clang::FunctionDecl *localTo(Group &G);
+  /// Stream time, operation by operation (host/StorageStreamTime.cpp): an
+  /// operation of the group on a stream that may be held runs at some time
+  /// between its call and the first host wait that covers its stream
+  /// (`cudaStreamSynchronize` of it, `cudaDeviceSynchronize`), any other at
+  /// its call (the schedule copiedOnceForOtherStreams' rule rests on); the
+  /// retargeted group makes each at its call. They agree when every
+  /// operation is made in one function (or a function only it calls), no
+  /// held one may still wait when that function returns, and no operation
+  /// on another stream, one of the two a write, may run while a held one
+  /// waits. Empty when they agree, else why not and where.
+  std::optional<std::pair<const clang::Stmt *, std::string>> heldWorkDisagrees(Group &G);
+  /// A stream-ordered copy from a pointer (`cudaMemcpyAsync(d, pin, ...)`)
+  /// reads its source when its stream runs it, where the retargeted copy
+  /// (`*d = *pin`) reads it at the call. They agree when the pointer is a
+  /// local variable that only a page-locked allocation sets and whose
+  /// every use is classified (a write of `*pin`, a read, the copies, the
+  /// free), and no write of `*pin` may run before a host wait that covers
+  /// the copy's stream. False (refused) otherwise.
+  bool pointerCopiesReadAtCall(Group &G);
+  /// Where the operation \p Op (of the group) is made in \p Main: its call,
+  /// or each call of the function that holds it when only \p Main calls
+  /// that function directly; empty when neither.
+  std::vector<const clang::Stmt *> anchorsIn(const clang::FunctionDecl *Main,
+                                             const clang::CallExpr *Call,
+                                             const clang::FunctionDecl *Fn);
+  /// Every call of \p Fn, when each reference to it is a direct call in
+  /// \p Main's body (and other units cannot name it); else empty.
+  std::vector<const clang::Stmt *> callsFrom(const clang::FunctionDecl *Main,
+                                             const clang::FunctionDecl *Fn);
+  /// The host waits of \p Main's body that cover work on \p Stream (none:
+  /// not known, so only waits for every stream).
+  std::vector<const clang::Stmt *> coveringWaits(const clang::FunctionDecl *Main,
+                                                 std::optional<const clang::ValueDecl *> Stream);
   /// The unit's graph captures, when every call that captures or replays
   /// a graph is part of one read whole (GraphCapture); else none, and the
   /// call that is not (\p Unread) with why.
@@ -303,6 +345,14 @@ struct DeviceStorage::Group {
     bool Launch;
   };
   std::vector<Op> Ops;
+  /// Every stream-ordered copy into the group from a pointer variable
+  /// (`cudaMemcpyAsync(d, pin, ...)`), with its function and the pointer.
+  struct PointerCopy {
+    const clang::CallExpr *Call;
+    const clang::FunctionDecl *Fn;
+    const clang::VarDecl *Source;
+  };
+  std::vector<PointerCopy> PointerCopies;
   /// The first operation of the group on a stream that may be held (the
   /// hold itself for one the rule does not read), or null.
   const clang::Stmt *HeldAt = nullptr;

@@ -76,6 +76,8 @@ private:
       return between(From, To, X, Fn);
     };
     In.EventWaitAt = [this]() -> const Stmt * { return Pass.EventWait; };
+    In.ReachesAvoiding = [this](const Stmt *From, const Stmt *To, llvm::ArrayRef<const Stmt *> Stops,
+                                const FunctionDecl *Fn) { return reachesAvoiding(From, To, Stops, Fn); };
     In.NamedElsewhere = [this](const VarDecl *V) -> std::optional<std::string> {
       std::string Name = "'" + V->getQualifiedNameAsString() + "'";
       if (std::optional<std::string> Units = otherUnitsReaching(V))

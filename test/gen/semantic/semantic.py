@@ -58,7 +58,9 @@ value S the last copy into D read, as word tuples; a copy sets D = S = its
 source, a host write changes H (a destructor's where its block is left: its
 end, a jump, a return; the last declared first), a device write changes D
 (and S, where the host can make the same write on a snapshot at the call:
-a memset or synchronous copy of a word, HOST_REPEATABLE),
+a memset or synchronous copy of a word, HOST_REPEATABLE; a held copy
+from the staging map sets S at its call, where the retargeted `*d = *pin`
+runs, and D when the stream runs it),
 and a launch records what the kernel reads in the original (D; a held
 launch's when the stream is released, a captured one's at the replay), what
 a by-value launch would read (H or O at the launch call) and what a
@@ -521,7 +523,12 @@ class Program:
                 record = self.record(st[1], env)
                 record["original"] = None  # what D holds when the stream runs it
                 env["queue"].append(st[:1] + (record,))
-            elif st[0] in ("held-copy", "held-poke", "held-callback"):
+            elif st[0] == "held-copy":
+                # The retargeted copy (`*d = *pin`) reads the staging map at
+                # its call; the device copy changes when the stream runs it.
+                env["s"] = env["p"]
+                env["queue"].append(st)
+            elif st[0] in ("held-poke", "held-callback"):
                 env["queue"].append(st)
             elif st[0] == "graph":
                 # The captured launch's arguments are taken at the capture;
@@ -571,7 +578,7 @@ class Program:
         stream's work (the release synchronises it first)."""
         for st in env["queue"]:
             if st[0] == "held-copy":
-                env["d"] = env["s"] = env["p"]
+                env["d"] = env["p"]
             elif st[0] == "held-poke":
                 _, w, v, _ = st
                 env["d"] = env["d"][:w] + (v,) + env["d"][w + 1:]

@@ -1,0 +1,231 @@
+// Stream time for the storage rule (DeviceStorage.h), operation by
+// operation: when each operation on a retargeted group runs, against when
+// the retargeted text makes it (at its call), and when a stream-ordered copy
+// reads its source.
+#include "DeviceStorage.h"
+
+#include "StorageIndex.h"
+
+#include "../core/Climb.h"
+#include "../core/CudaApi.h"
+#include "../core/Types.h"
+
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace tma::analysis {
+
+std::vector<const Stmt *> DeviceStorage::anchorsIn(const FunctionDecl *Main, const CallExpr *Call,
+                                                   const FunctionDecl *Fn) {
+  if (!Call || !Fn || !Main)
+    return {};
+  if (Fn->getCanonicalDecl() == Main->getCanonicalDecl())
+    return {Call};
+  // A launcher's launch: made where the launcher is called.
+  return callsFrom(Main, Fn);
+}
+
+std::vector<const Stmt *> DeviceStorage::callsFrom(const FunctionDecl *Main, const FunctionDecl *Fn) {
+  auto It = Idx->FunctionUses.find(Fn->getCanonicalDecl());
+  if (It == Idx->FunctionUses.end() || Fn->isExternallyVisible() ||
+      Idx->AddressTaken.count(Fn->getCanonicalDecl()))
+    return {};
+  std::vector<const Stmt *> Out;
+  for (const auto &[Ref, Caller] : It->second) {
+    if (!Caller || Caller->getCanonicalDecl() != Main->getCanonicalDecl() ||
+        !Idx->DirectCalls.count(Ref))
+      return {};
+    const Stmt *P = parent(Main, Ref);
+    while (isa_and_nonnull<ImplicitCastExpr, ParenExpr>(P))
+      P = parent(Main, P);
+    if (!isa_and_nonnull<CallExpr>(P))
+      return {};
+    Out.push_back(P);
+  }
+  return Out;
+}
+
+std::vector<const Stmt *>
+DeviceStorage::coveringWaits(const FunctionDecl *Main, std::optional<const ValueDecl *> Stream) {
+  std::vector<const Stmt *> Out;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *CE = dyn_cast<CallExpr>(S))
+      if (std::optional<HostWait> W = hostWaitOf(CE, Main))
+        if (W->All || (Stream && W->Stream && *W->Stream == *Stream))
+          Out.push_back(CE);
+    for (const Stmt *C : S->children())
+      Walk(C);
+  };
+  Walk(Main->getBody());
+  return Out;
+}
+
+std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisagrees(Group &G) {
+  const FunctionDecl *Main = G.FirstCopyFn;
+  auto No = [](const Stmt *At, std::string Why) {
+    return std::make_optional(std::make_pair(At, std::move(Why)));
+  };
+  if (!Main || !Main->getBody() || !In.ReachesAvoiding || !In.MayBeHeld)
+    return No(G.HeldAt, "the group's operations are not all made in one function");
+  struct Placed {
+    const Group::Op *Op;
+    std::vector<const Stmt *> Anchors;
+    std::optional<const ValueDecl *> Stream;
+    bool Held, Writes;
+  };
+  std::vector<Placed> Ops;
+  for (const Group::Op &O : G.Ops) {
+    Placed P{&O, anchorsIn(Main, O.Call, O.Fn), std::nullopt, false, !O.Launch};
+    if (P.Anchors.empty())
+      return No(O.Call ? O.Call : G.HeldAt, "an operation of the group is made in another function");
+    P.Stream = streamOf(O.Call, O.Fn);
+    // A stream variable of another function (a launcher's parameter) is
+    // not one Main's waits name.
+    if (P.Stream && *P.Stream && O.Fn->getCanonicalDecl() != Main->getCanonicalDecl())
+      P.Stream = std::nullopt;
+    P.Held = In.MayBeHeld(O.Call, O.Fn);
+    Ops.push_back(std::move(P));
+  }
+  // Two writes that run out of order differ only for a launch made after
+  // both calls: one made before the later call reads neither's effect in
+  // the retargeted text, and in the original it runs before the later
+  // write (on its stream) or is itself held out of order with it.
+  auto LaunchAfter = [&](const Stmt *Bt) {
+    for (const Placed &L : Ops)
+      for (const Stmt *Lt : L.Op->Launch ? L.Anchors : std::vector<const Stmt *>())
+        if (In.ReachesAvoiding(Bt, Lt, {}, Main))
+          return true;
+    return false;
+  };
+  // Storage that only Main's call uses: its locals, and parameters of
+  // functions only Main calls.
+  bool Local = llvm::all_of(G.Members, [&](const std::string &K) {
+    const StorageNode &N = Idx->Nodes[K];
+    const auto *V = dyn_cast_or_null<VarDecl>(N.D);
+    const auto *Fn = V ? dyn_cast<FunctionDecl>(V->getDeclContext()) : nullptr;
+    bool Named = N.K == StorageNode::Variable || N.K == StorageNode::Parameter ||
+                 (N.K == StorageNode::Element && N.Closed);
+    if (!Named || !V || !V->hasLocalStorage() || V->isStaticLocal() || !Fn)
+      return false;
+    if (Fn->getCanonicalDecl() == Main->getCanonicalDecl())
+      return !isa<ParmVarDecl>(V);
+    return isa<ParmVarDecl>(V) && !callsFrom(Main, Fn).empty();
+  });
+  for (const Placed &A : Ops) {
+    if (!A.Held)
+      continue;
+    std::vector<const Stmt *> Waits = coveringWaits(Main, A.Stream);
+    for (const Stmt *At : A.Anchors) {
+      // Storage that outlives Main's call is used again by the next call.
+      if (!Local && In.ReachesAvoiding(At, nullptr, Waits, Main))
+        return No(At, "it may still wait on its stream when '" + Main->getNameAsString() +
+                          "' returns");
+      for (const Placed &B : Ops) {
+        if (&A == &B || !(A.Writes || B.Writes))
+          continue;
+        // One stream runs its work in the order it is enqueued.
+        if (A.Stream && B.Stream && *A.Stream == *B.Stream)
+          continue;
+        for (const Stmt *Bt : B.Anchors)
+          if (In.ReachesAvoiding(At, Bt, Waits, Main) &&
+              (!A.Writes || !B.Writes || LaunchAfter(Bt)))
+            return No(Bt, "it may run before the held operation made earlier");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+bool DeviceStorage::pointerCopiesReadAtCall(Group &G) {
+  for (const Group::PointerCopy &PC : G.PointerCopies) {
+    const VarDecl *P = PC.Source;
+    std::string Name = "'" + P->getNameAsString() + "'";
+    const CudaApi *CopyApi = cudaApiOf(PC.Call);
+    std::string Copy = "the " + CopyApi->Name.str() + " into '" + G.R.Name + "'";
+    auto Dont = [&](const Stmt *At, const std::string &What) {
+      return refuse(G, At, What + ": " + Copy + " reads '*" + P->getNameAsString() +
+                               "' when its stream runs it, not at the call");
+    };
+    const auto *Fn = dyn_cast<FunctionDecl>(P->getDeclContext());
+    if (!Fn || !PC.Fn || Fn->getCanonicalDecl() != PC.Fn->getCanonicalDecl() || P->isStaticLocal())
+      return Dont(PC.Call, Name + " is not a local variable of the function that copies");
+    if (P->getInit() && !P->getInit()->IgnoreParenImpCasts()->isNullPointerConstant(
+                            Ctx, Expr::NPC_ValueDependentIsNotNull))
+      return Dont(PC.Call, Name + " is given a value where it is declared");
+    auto It = Idx->Nodes.find(Idx->variableKey(P));
+    if (It == Idx->Nodes.end() || !It->second.Defs.empty())
+      return Dont(PC.Call, Name + " is given a value other than a page-locked allocation");
+    // Every use of the pointer, classified: what writes `*P`, and where.
+    std::vector<const Stmt *> Writes;
+    for (const StorageRef &R : It->second.Uses) {
+      auto Up = [&](const Stmt *S) { return parent(PC.Fn, S); };
+      Climbed C = climb(R.E, Up, parens);
+      const Stmt *Par = C.Parent;
+      if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Par); UO && UO->getOpcode() == UO_AddrOf) {
+        Climbed CA = climb(UO, Up, parensAndCasts);
+        const auto *Call = dyn_cast_or_null<CallExpr>(CA.Parent);
+        const CudaApi *Api = cudaApiOf(Call);
+        if (Api && Api->Role == ApiRole::HostAlloc && Api->Dest >= 0 &&
+            unsigned(Api->Dest) < Call->getNumArgs() && Call->getArg(Api->Dest) == CA.Child) {
+          Writes.push_back(Call); // a new object
+          continue;
+        }
+        return Dont(UO, "the address of " + Name + " is taken here");
+      }
+      // Through implicit conversions only: a read of the pointer's value.
+      Climbed CV = climb(R.E, Up, parensAndCasts);
+      const Stmt *V = CV.Parent;
+      if (const auto *Call = dyn_cast_or_null<CallExpr>(V)) {
+        const CudaApi *Api = cudaApiOf(Call);
+        bool Src = Api && Api->Src >= 0 && unsigned(Api->Src) < Call->getNumArgs() &&
+                   Call->getArg(Api->Src) == CV.Child &&
+                   llvm::any_of(G.PointerCopies, [&](const Group::PointerCopy &X) { return X.Call == Call; });
+        bool Free = Api && Api->Role == ApiRole::HostFree && Api->Dest >= 0 &&
+                    unsigned(Api->Dest) < Call->getNumArgs() && Call->getArg(Api->Dest) == CV.Child;
+        if (Src)
+          continue;
+        if (Free) {
+          Writes.push_back(Call);
+          continue;
+        }
+        return Dont(Call, Name + " is passed here");
+      }
+      if (const auto *D = dyn_cast_or_null<UnaryOperator>(V); D && D->getOpcode() == UO_Deref) {
+        // `*P = value`: a write of the object; `*P` read as a value.
+        Climbed CD = climb(D, Up, parensAndImplicitCasts);
+        const Stmt *Q = CD.Parent;
+        if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Q);
+            Op && Op->getOperator() == OO_Equal && Op->getArg(0) == CD.Child) {
+          Writes.push_back(Op);
+          continue;
+        }
+        if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Q);
+            BO && BO->getOpcode() == BO_Assign && BO->getLHS() == CD.Child) {
+          Writes.push_back(BO);
+          continue;
+        }
+        const auto *CC = dyn_cast_or_null<CXXConstructExpr>(Q);
+        if (CC && CC->getConstructor()->isCopyOrMoveConstructor() && CC->getNumArgs() == 1)
+          continue; // a copy of the object
+        if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Q);
+            Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == CD.Child)
+          continue; // `h = *P`
+        return Dont(D, "'*" + P->getNameAsString() + "' is used here in a way the tool does not follow");
+      }
+      return Dont(R.E, Name + " is used here in a way the tool does not follow");
+    }
+    std::optional<const ValueDecl *> Stream = streamOf(PC.Call, PC.Fn);
+    std::vector<const Stmt *> Waits = coveringWaits(PC.Fn, Stream);
+    for (const Stmt *W : Writes)
+      if (In.ReachesAvoiding(PC.Call, W, Waits, PC.Fn))
+        return Dont(W, "'*" + P->getNameAsString() +
+                           "' is written or freed here before a host wait that covers the copy's "
+                           "stream");
+  }
+  return true;
+}
+
+} // namespace tma::analysis

@@ -1,0 +1,85 @@
+// H13, stream time operation by operation: each operation on the device
+// copy (a copy into it, a launch of it) on a stream that may be held runs
+// at some time between its call and the first host wait that covers its
+// stream (cudaStreamSynchronize of it, cudaDeviceSynchronize); the
+// retargeted text makes each at its call. They agree where no operation on
+// another stream, one of the two a write, may run while a held one waits:
+// the device copy may then be copied into more than once. A copy from
+// page-locked memory through a pointer (cudaMemcpyAsync(d, pin, ...))
+// reads `*pin` when its stream runs it: it becomes `*d = *pin` where
+// nothing writes `*pin` before a wait that covers the copy's stream. The
+// unsafe twins are refusals/R12-stream-time.cu.
+// RUN: %prep
+// RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
+// RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
+// RUN: %nvcc-compile %t.cu
+// RUN: %tma --check %t.cu
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+// Holds its stream until the host sets the flag (mapped host memory).
+__global__ void spin(const volatile int *flag) {
+  while (!*flag) {
+  }
+}
+__global__ void held(const CUtensorMap *map, unsigned long long *out) { out[0] = map->opaque[5]; }
+__global__ void staged(const CUtensorMap *map, unsigned long long *out) { out[1] = map->opaque[7]; }
+
+// Two copies into the device copy on the legacy stream and two launches of
+// it on a held stream; the host waits for the held stream before the
+// second copy, so neither launch can read it early or late.
+void held_launches(const CUtensorMap &a, const CUtensorMap &b, volatile int *flag, const int *dflag,
+                   unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &a, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  held<<<1, 1, 0, s>>>(d, out);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaMemcpy(d, &b, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  held<<<1, 1, 0, s>>>(d, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'held' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void held_launches(
+// CHECK-FIXES: {{^}}  *d = a;
+// CHECK-FIXES-NEXT: {{^}}  spin<<<1, 1, 0, s>>>(dflag);
+// CHECK-FIXES-NEXT: {{^}}  held<<<1, 1, 0, s>>>(*d, out);
+// CHECK-FIXES: {{^}}  *d = b;
+// CHECK-FIXES-NEXT: {{^}}  held<<<1, 1, 0, s>>>(*d, out);
+
+// An upload from page-locked memory on a stream; the staging map is
+// refilled only after the host waits for that stream, and the device copy
+// is launched again after it (so the staging map itself cannot be passed
+// by value).
+void pinned_upload(const CUtensorMap &h, const CUtensorMap &next, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = h;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  staged<<<1, 1, 0, s>>>(d, out);
+  cudaStreamSynchronize(s);
+  *pin = next;
+  staged<<<1, 1, 0, s>>>(d, out);
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'staged' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void pinned_upload(
+// CHECK-FIXES: {{^}}  *d = *pin;
+// CHECK-FIXES-NEXT: {{^}}  staged<<<1, 1, 0, s>>>(*d, out);
+// CHECK-FIXES-NEXT: {{^}}  cudaStreamSynchronize(s);
+// CHECK-FIXES-NEXT: {{^}}  *pin = next;
+// CHECK-FIXES-NEXT: {{^}}  staged<<<1, 1, 0, s>>>(*d, out);

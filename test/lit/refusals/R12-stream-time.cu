@@ -1,0 +1,85 @@
+// R12, stream time (tma-105): the unsafe twins of
+// patterns/H13-stream-time.cu. A second copy into the device copy made
+// while a launch of it on a held stream may still wait (it may run before
+// the launch), and a page-locked staging map written while the copy that
+// reads it may still wait on its stream, or handed to code the tool does
+// not see. Each device copy is launched again after the staging map is
+// refilled, so the staging map cannot be passed by value either. Each refusal
+// names the call, and the file is left as it is.
+// RUN: %prep
+// RUN: %tma %t.cu 2>&1 | %FileCheck %s
+// RUN: cmp %t.cu %t.orig.cu
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+__global__ void spin(const volatile int *flag) {
+  while (!*flag) {
+  }
+}
+__global__ void held(const CUtensorMap *map, unsigned long long *out) { out[0] = map->opaque[5]; }
+__global__ void refilled(const CUtensorMap *map, unsigned long long *out) { out[1] = map->opaque[7]; }
+__global__ void handed(const CUtensorMap *map, unsigned long long *out) { out[3] = map->opaque[7]; }
+
+void refill(CUtensorMap *m);
+
+// The second copy is made before the host waits for the held stream: the
+// first launch may read it.
+void copy_while_held(const CUtensorMap &a, const CUtensorMap &b, volatile int *flag, const int *dflag,
+                     unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &a, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  held<<<1, 1, 0, s>>>(d, out);
+  cudaMemcpy(d, &b, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  held<<<1, 1, 0, s>>>(d, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaStreamDestroy(s);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'held' is left by reference
+// CHECK-DAG: :[[@LINE-10]]:3: note: also: the storage rule cannot retarget it: this work on 'd' is enqueued on a stream that may be held, {{.*}} and 'd' is copied into 2 times [storage.unclassified-use]
+
+// The staging map refilled before the host waits for the copy's stream.
+void refilled_early(const CUtensorMap &h, const CUtensorMap &next, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = h;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  *pin = next;
+  refilled<<<1, 1, 0, s>>>(d, out);
+  cudaStreamSynchronize(s);
+  refilled<<<1, 1, 0, s>>>(d, out);
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+  cudaFreeHost(pin);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'refilled' is left by reference
+// CHECK-DAG: :[[@LINE-9]]:3: note: also: the storage rule cannot retarget it: '*pin' is written or freed here before a host wait that covers the copy's stream: the cudaMemcpyAsync into 'd' reads '*pin' when its stream runs it, not at the call [storage.unclassified-use]
+
+// The staging map handed to a function the tool does not see.
+void handed_on(cudaStream_t s, unsigned long long *out) {
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  refill(pin);
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  handed<<<1, 1, 0, s>>>(d, out);
+  cudaStreamSynchronize(s);
+  refill(pin);
+  handed<<<1, 1, 0, s>>>(d, out);
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+  cudaFreeHost(pin);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'handed' is left by reference
+// CHECK-DAG: :[[@LINE-13]]:3: note: also: the storage rule cannot retarget it: 'pin' is passed here: the cudaMemcpyAsync into 'd' reads '*pin' when its stream runs it, not at the call [storage.unclassified-use]

@@ -857,14 +857,21 @@ bool DeviceStorage::copiedOnceForOtherStreams(Group &G) {
   std::optional<std::pair<const Stmt *, std::string>> Disagrees = heldWorkDisagrees(G);
   if (!Disagrees)
     return true;
+  // Where that rule names the operation that runs out of order, its
+  // message is the refusal's; the group-wide one's otherwise.
+  auto RefuseHeld = [&](const Stmt *At, const std::string &GroupWide) {
+    if (!Disagrees->second.empty())
+      return refuse(G, Disagrees->first, Disagrees->second);
+    return refuse(G, At, GroupWide);
+  };
   std::string Hold = In.StreamHold ? In.StreamHold() : std::string();
   std::string Why = "this work on '" + G.R.Name + "' is enqueued on a stream that may be held, "
                     "which may run it after later statements (" + Hold + "): it would read '" +
                     G.R.Name + "' then, where the retargeted launch passes it as it is at the "
                                "call, and ";
   if (G.Copies != 1)
-    return refuse(G, At,
-                  Why + "'" + G.R.Name + "' is copied into " + std::to_string(G.Copies) + " times");
+    return RefuseHeld(At, Why + "'" + G.R.Name + "' is copied into " + std::to_string(G.Copies) +
+                              " times");
   // A copy that runs again (in a loop, or under a goto that may jump
   // back) changes it while launches of an earlier round may wait.
   // A loop that declares the storages anew in each round copies into each
@@ -893,15 +900,14 @@ bool DeviceStorage::copiedOnceForOtherStreams(Group &G) {
   if (!Loop && G.FirstCopyFn)
     FindGoto(G.FirstCopyFn->getBody());
   if (Loop || Jumps)
-    return refuse(G, At,
-                  Why + "the copy into '" + G.R.Name + "' may run more than once (" +
-                      (Loop ? "in a loop" : "a goto may jump back to it") + ")");
+    return RefuseHeld(At, Why + "the copy into '" + G.R.Name + "' may run more than once (" +
+                              (Loop ? "in a loop" : "a goto may jump back to it") + ")");
   // Storage that outlives a call of its function (a static, a global, a
   // member, what a parameter points to) is copied into again by the next
   // call, unless the copy runs only right after the allocation (under the
   // null test that allocates): then each allocation is copied into once.
   if (!AllLocal && !runsOnce(G.FirstCopyFn) && !copiedOnlyWhenAllocated(G))
-    return refuse(G, At,
+    return RefuseHeld(At,
                   Why + "the copy into '" + G.R.Name +
                       "' runs again on the next call of '" +
                       (G.FirstCopyFn ? G.FirstCopyFn->getNameAsString() : std::string("?")) +

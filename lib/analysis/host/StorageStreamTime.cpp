@@ -68,8 +68,10 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
   auto No = [](const Stmt *At, std::string Why) {
     return std::make_optional(std::make_pair(At, std::move(Why)));
   };
+  // Not placed: the operation-by-operation rule does not answer (empty
+  // message), and the group-wide rule's message stands.
   if (!Main || !Main->getBody() || !In.ReachesAvoiding || !In.MayBeHeld)
-    return No(G.HeldAt, "the group's operations are not all made in one function");
+    return No(G.HeldAt, "");
   struct Placed {
     const Group::Op *Op;
     std::vector<const Stmt *> Anchors;
@@ -80,7 +82,7 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
   for (const Group::Op &O : G.Ops) {
     Placed P{&O, anchorsIn(Main, O.Call, O.Fn), std::nullopt, false, !O.Launch};
     if (P.Anchors.empty())
-      return No(O.Call ? O.Call : G.HeldAt, "an operation of the group is made in another function");
+      return No(O.Call ? O.Call : G.HeldAt, "");
     P.Stream = streamOf(O.Call, O.Fn);
     // A stream variable of another function (a launcher's parameter) is
     // not one Main's waits name.
@@ -114,6 +116,10 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
       return !isa<ParmVarDecl>(V);
     return isa<ParmVarDecl>(V) && !callsFrom(Main, Fn).empty();
   });
+  std::string Name = "'" + G.R.Name + "'";
+  std::string Hold = In.StreamHold ? " (" + In.StreamHold() + ")" : std::string();
+  auto What = [&](const Placed &P) { return (P.Op->Launch ? "launch of " : "write of ") + Name; };
+  auto Line = [&](const Stmt *S) { return std::to_string(ST.point(S->getBeginLoc()).Line); };
   for (const Placed &A : Ops) {
     if (!A.Held)
       continue;
@@ -121,8 +127,9 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
     for (const Stmt *At : A.Anchors) {
       // Storage that outlives Main's call is used again by the next call.
       if (!Local && In.ReachesAvoiding(At, nullptr, Waits, Main))
-        return No(At, "it may still wait on its stream when '" + Main->getNameAsString() +
-                          "' returns");
+        return No(At, "this " + What(A) + " is enqueued on a stream that may be held" + Hold +
+                          " and may still wait when '" + Main->getNameAsString() + "' returns, which " +
+                          Name + " outlives: the next call's operations on it may run first");
       for (const Placed &B : Ops) {
         if (&A == &B || !(A.Writes || B.Writes))
           continue;
@@ -132,7 +139,10 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
         for (const Stmt *Bt : B.Anchors)
           if (In.ReachesAvoiding(At, Bt, Waits, Main) &&
               (!A.Writes || !B.Writes || LaunchAfter(Bt)))
-            return No(Bt, "it may run before the held operation made earlier");
+            return No(Bt, "this " + What(B) + " may run before the " + What(A) + " at line " +
+                              Line(At) + ", which waits on a stream that may be held" + Hold +
+                              " until a host wait covers it, where the retargeted text makes each "
+                              "at its call");
       }
     }
   }

@@ -20,7 +20,7 @@ __global__ void queued(const CUtensorMap *map, int *out) { out[3] = int(map->opa
 // CHECK-DAG: note: also: the storage rule cannot retarget it: 'kept' is used other than by a constant index, which may reach any of its elements [storage.unclassified-use]
 // CHECK-DAG: warning: descriptor 'map' of kernel 'soften' is left by reference
 // CHECK-DAG: warning: descriptor 'map' of kernel 'queued' is left by reference
-// CHECK-DAG: note: also: the storage rule cannot retarget it: this work on 'maps[0]' is enqueued on a stream that may be held, which may run it after later statements ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run): it would read 'maps[0]' then, where the retargeted launch passes it as it is at the call, and 'maps[0]' is copied into 2 times [storage.unclassified-use]
+// CHECK-DAG: note: also: the storage rule cannot retarget it: this launch of 'maps[0]' may run before the write of 'maps[0]' at line {{[0-9]+}}, which waits on a stream that may be held ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run) until a host wait covers it, where the retargeted text makes each at its call [storage.unclassified-use]
 
 extern void patch_all(std::vector<CUtensorMap *> &maps);
 

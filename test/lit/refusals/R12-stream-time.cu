@@ -42,7 +42,7 @@ void copy_while_held(const CUtensorMap &a, const CUtensorMap &b, volatile int *f
   cudaStreamDestroy(s);
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'held' is left by reference
-// CHECK-DAG: :[[@LINE-10]]:3: note: also: the storage rule cannot retarget it: this work on 'd' is enqueued on a stream that may be held, {{.*}} and 'd' is copied into 2 times [storage.unclassified-use]
+// CHECK-DAG: :[[@LINE-9]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-10]], which waits on a stream that may be held ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run) until a host wait covers it, where the retargeted text makes each at its call [storage.unclassified-use]
 
 // The staging map refilled before the host waits for the copy's stream.
 void refilled_early(const CUtensorMap &h, const CUtensorMap &next, unsigned long long *out) {

@@ -79,7 +79,7 @@ void multiply(const Shape &s, int *out, cudaStream_t stream) {
   tile_loads<<<1, 1, 0, stream>>>(d_map, out);
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'tile_loads' is left by reference
-// CHECK-DAG: note: also: the storage rule cannot retarget it: this work on 'd_map' is enqueued on a stream that may be held, which may run it after later statements ([[HOLD]], so a stream may be held until later statements run): it would read 'd_map' then, where the retargeted launch passes it as it is at the call, and the copy into 'd_map' runs again on the next call of 'multiply', which 'd_map' outlives [storage.unclassified-use]
+// CHECK-DAG: note: also: the storage rule cannot retarget it: this write of 'd_map' is enqueued on a stream that may be held ([[HOLD]], so a stream may be held until later statements run) and may still wait when 'multiply' returns, which 'd_map' outlives: the next call's operations on it may run first [storage.unclassified-use]
 
 // Safe: copied into once per allocation.
 void multiply_fixed(const Shape &s, int *out, cudaStream_t stream) {

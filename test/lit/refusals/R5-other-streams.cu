@@ -71,7 +71,7 @@ void copy_after_launch(int *out) {
 }
 // CHECK: warning: descriptor 'map' of kernel 'copied_again' is left by reference: work on the device copy is enqueued on a stream that may be held and 'd' is copied into 2 times, so the kernel may read a later copy: the kernel reads the device copy when its stream runs it, which may be after later statements, where a by-value launch passes the descriptor as it is at the call [tma-105]
 // CHECK: note: this work on the device copy is enqueued on a stream that may be held
-// CHECK: note: also: the storage rule cannot retarget it: this work on 'd' is enqueued on a stream that may be held, which may run it after later statements ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run): it would read 'd' then, where the retargeted launch passes it as it is at the call, and 'd' is copied into 2 times [storage.unclassified-use]
+// CHECK: note: also: the storage rule cannot retarget it: this launch of 'd' may run before the write of 'd' at line [[@LINE-9]], which waits on a stream that may be held ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run) until a host wait covers it, where the retargeted text makes each at its call [storage.unclassified-use]
 // CHECK-FIXES-LABEL: void copy_after_launch(
 // CHECK-FIXES: {{^}}  copied_again<<<1, 1, 0, s>>>(d, out);
 
@@ -124,7 +124,7 @@ void refill_in_loop(cudaStream_t s, int *out, int n) {
   }
 }
 // CHECK: warning: descriptor 'map' of kernel 'cached' is left by reference
-// CHECK: note: also: the storage rule cannot retarget it: this work on 'cache' is enqueued on a stream that may be held, which may run it after later statements ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run): it would read 'cache' then, where the retargeted launch passes it as it is at the call, and the copy into 'cache' may run more than once (in a loop) [storage.unclassified-use]
+// CHECK: note: also: the storage rule cannot retarget it: this write of 'cache' is enqueued on a stream that may be held ('spin' waits in a loop on memory that code running later may write, so a stream may be held until later statements run) and may still wait when 'refill_in_loop' returns, which 'cache' outlives: the next call's operations on it may run first [storage.unclassified-use]
 // CHECK-FIXES-LABEL: void refill_in_loop(
 // CHECK-FIXES: {{^}}    cached<<<1, 1, 0, s>>>(cache, out);
 
@@ -144,6 +144,6 @@ void reuse_across_rounds(cudaStream_t s, int *out, int n) {
   cudaFree(d);
 }
 // CHECK: warning: descriptor 'map' of kernel 'reused' is left by reference: work on the device copy is enqueued on a stream that may be held and 'h' may change here, after the copy: {{.*}} [tma-105]
-// CHECK: note: also: the storage rule cannot retarget it: {{.*}} the copy into 'd' may run more than once (in a loop) [storage.unclassified-use]
+// CHECK: note: also: the storage rule cannot retarget it: this launch of 'd' may run before the write of 'd' at line [[@LINE-6]], which waits on a stream that may be held {{.*}} until a host wait covers it, where the retargeted text makes each at its call [storage.unclassified-use]
 // CHECK-FIXES-LABEL: void reuse_across_rounds(
 // CHECK-FIXES: {{^}}    reused<<<1, 1, 0, s>>>(d, out);

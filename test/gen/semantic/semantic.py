@@ -5,6 +5,7 @@ tool's rewrite of every launch with the model.
 
   semantic.py --tool PATH [--seed S] [--programs N] [--pack K] [--survey]
               [--known FILE] [--update-known FILE] [--emit DIR] [--keep DIR]
+              [--notes]
 
 Grammar. Each program has two host maps `h` and
 `o`, filled from seeds, and one device copy `d` (cudaMalloc), then a random
@@ -92,7 +93,9 @@ list (lines `SEED PROGRAM LAUNCH CLASS`): a new one or a listed one that no
 longer happens fails the run, so the list only shrinks. The last line
 measures issue 41's goal: over-careful launches as a share of the launches
 of programs whose every launch has a correct rewrite (the safe ones), by
-the reason (`reasonId`) the tool's report gives. --emit DIR writes
+the reason (`reasonId`) the tool's report gives; --notes adds them grouped
+by the storage rule's own note (the use it could not classify), one line
+each. --emit DIR writes
 the packed originals and rewrites, each with the model's prediction of its
 output (a rewrite's from the form of each launch: a wrong rewrite prints
 the value it passes), for test/gpu/ (each program prints `slot checksum`
@@ -798,6 +801,21 @@ def reported_forms(report, program, source):
     return forms
 
 
+def storage_note(report, program):
+    """The storage rule's own reason for refusing the program's kernel (its
+    note "the storage rule cannot retarget it: ...", with the names it
+    quotes and its numbers made generic), or the refusal's message where it
+    has none: what --notes groups the over-careful launches by."""
+    for desc in report.get("descriptors", []) if report else []:
+        if desc["kernel"] == f"k_{program.n}" and desc.get("decision") == "refused":
+            messages = [n["message"] for n in desc.get("notes", [])]
+            found = [m.split("cannot retarget it: ", 1)[1] for m in messages if "cannot retarget it: " in m]
+            text = found[0] if found else desc.get("message", "")
+            text = re.sub(r"'[^']*'", "'X'", text)  # the device copy's many names
+            return re.sub(r"\b\d+\b", "N", text)[:160]
+    return "none"
+
+
 def refusal_reason(report, program):
     """The reason the report gives for refusing the program's kernel (its
     `reasonId`), or "none"."""
@@ -931,6 +949,8 @@ def main():
     ap.add_argument("--update-known", help="write this run's disagreements to this file")
     ap.add_argument("--emit", help="write the packs, original and rewritten, with expected outputs")
     ap.add_argument("--keep")
+    ap.add_argument("--notes", action="store_true",
+                    help="also group the over-careful launches by the storage rule's own note")
     ap.add_argument("--survey", action="store_true",
                     help="long runs: re-check alone only the wrong rewrites, not the over-careful refusals")
     a = ap.parse_args()
@@ -943,6 +963,7 @@ def main():
     found = {}
     failed_runs = 0
     careful = {}  # over-careful launches by the reason the tool gave
+    notes = {}  # the same by the storage rule's note (--notes)
     safe = 0  # launches of programs whose every launch has a correct rewrite
     for start in range(0, len(programs), a.pack):
         pack = programs[start:start + a.pack]
@@ -987,6 +1008,9 @@ def main():
                 if cls == "over-careful":
                     why = refusal_reason(r1.report if alone_checked else r.report, p)
                     careful[why] = careful.get(why, 0) + 1
+                    if a.notes:
+                        note = storage_note(r1.report if alone_checked else r.report, p)
+                        notes[note] = notes.get(note, 0) + 1
             if p.statically_safe():
                 safe += len(p.launches)
     new = {k: v for k, v in found.items() if known.get(k) != v}
@@ -1017,6 +1041,8 @@ def main():
     print(f"over-careful: {over} of {safe} safe launches ({100.0 * over / max(safe, 1):.1f} %); by reason: " +
           (", ".join(f"{k} {v}" for k, v in sorted(careful.items(), key=lambda kv: (-kv[1], kv[0])))
            or "none"))
+    for note, count in sorted(notes.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"over-careful by note: {count:6d}  {note}")
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if new or gone or failed_runs else 0

@@ -221,6 +221,10 @@ const CudaApi *cudaApi(llvm::StringRef Name, ApiRole Role) {
   return A && A->Role == Role ? A : nullptr;
 }
 
+bool isArgAt(const clang::CallExpr *Call, int Index, const clang::Stmt *E) {
+  return Call && Index >= 0 && unsigned(Index) < Call->getNumArgs() && Call->getArg(Index) == E;
+}
+
 const CudaApi *cudaApiOf(const clang::CallExpr *CE) {
   return CE ? cudaApi(calleeName(CE)) : nullptr;
 }

@@ -10,6 +10,7 @@
 namespace clang {
 class ASTContext;
 class CallExpr;
+class Stmt;
 class FunctionDecl;
 class ValueDecl;
 class VarDecl;
@@ -116,6 +117,9 @@ bool isWholeDescriptorCopy(const clang::CallExpr *Call, const CudaApi &Api,
 /// Does \p Call copy one block of SizeArg bytes: an API without rows, or
 /// one row of a copy of rows (`cudaMemcpy2D(d, dp, &h, sp, 128, 1, kind)`)?
 bool copiesOneBlock(const clang::CallExpr *Call, const CudaApi &Api, clang::ASTContext &Ctx);
+/// Is \p E the argument of \p Call at \p Index (a row's argument index;
+/// -1: the row has none)?
+bool isArgAt(const clang::CallExpr *Call, int Index, const clang::Stmt *E);
 /// cudaApi(Name) when it has \p Role, else null.
 const CudaApi *cudaApi(llvm::StringRef Name, ApiRole Role);
 

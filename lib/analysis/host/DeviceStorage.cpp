@@ -335,12 +335,13 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
     return refuse(G, Call, "this " + Api->Name.str() + " into " + Name +
                                " is not a host-to-device copy of one whole CUtensorMap");
   const Expr *Src = valueOf(Call->getArg(Api->Src));
+  const VarDecl *SrcPointer = pointerVariable(Src);
   std::string SrcText;
   if (const auto *UO = dyn_cast<UnaryOperator>(Src);
       UO && UO->getOpcode() == UO_AddrOf && isTensorMapRecord(UO->getSubExpr()->getType())) {
     if (std::optional<CharSourceRange> S = ST.fileRange(UO->getSubExpr()->getSourceRange()))
       SrcText = ST.text(*S);
-  } else if (Api->streamOrdered() && !pointerVariable(Src)) {
+  } else if (Api->streamOrdered() && !SrcPointer) {
     // Pinned memory behind a pointer is read when the stream runs the copy,
     // not when it is issued: an assignment would read it too early, unless
     // nothing writes it meanwhile (pointerCopiesReadAtCall).
@@ -359,8 +360,8 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
   if (SrcText.empty() || !Ref)
     return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
   noteWrite(G, Call, R.Fn);
-  if (Api->streamOrdered() && pointerVariable(Src))
-    G.PointerCopies.push_back({Call, R.Fn, pointerVariable(Src)});
+  if (Api->streamOrdered() && SrcPointer)
+    G.PointerCopies.push_back({Call, R.Fn, SrcPointer});
   addUse(G, HostUseKind::Copy, Call, R, "*" + hostPointer(R.E, ST.text(*Ref)) + " = " + SrcText,
          Api->Name.str() + " into " + Name);
   return !G.Why;
@@ -434,8 +435,7 @@ bool DeviceStorage::classifyMapWord(Group &G, const StorageNode &N, const Member
   Climbed C = climb(Word, Up, parensAndCasts);
   const auto *Call = dyn_cast_or_null<CallExpr>(C.Parent);
   const CudaApi *Api = cudaApiOf(Call);
-  if (!Api || Api->Dest < 0 || unsigned(Api->Dest) >= Call->getNumArgs() ||
-      Call->getArg(Api->Dest) != C.Child)
+  if (!Api || !isArgAt(Call, Api->Dest, C.Child))
     return refuse(G, Word, Name + " is dereferenced or changed on the host here");
   return classifyPartialWrite(G, N, Call, cast<Expr>(C.Child), Offset, R);
 }
@@ -606,8 +606,8 @@ bool DeviceStorage::isDriverAddress(const ExplicitCastExpr *EC, const FunctionDe
   auto [Cur, P] = climb(EC, [&](const Stmt *S) { return parent(Fn, S); }, parensAndImplicitCasts);
   const auto *Call = dyn_cast_or_null<CallExpr>(P);
   const CudaApi *Api = cudaApiOf(Call);
-  return Api && (Api->Role == ApiRole::Copy || Api->Role == ApiRole::Free) && Api->Dest >= 0 &&
-         unsigned(Api->Dest) < Call->getNumArgs() && Call->getArg(Api->Dest) == Cur;
+  return Api && (Api->Role == ApiRole::Copy || Api->Role == ApiRole::Free) &&
+         isArgAt(Call, Api->Dest, Cur);
 }
 
 bool DeviceStorage::classifyUse(Group &G, const StorageNode &N, const StorageRef &R) {
@@ -821,18 +821,25 @@ bool DeviceStorage::copiedOnlyWhenAllocated(Group &G) {
   return false;
 }
 
-const FunctionDecl *DeviceStorage::localTo(Group &G) {
+const FunctionDecl *DeviceStorage::localOf(const StorageNode &N) {
   // Only the function's code reaches its locals: its own streams count. An
   // element is its container's (a local whose every use is a constant
   // index: closeContainers).
+  const auto *V = dyn_cast_or_null<VarDecl>(N.D);
+  const auto *Fn = V ? dyn_cast<FunctionDecl>(V->getDeclContext()) : nullptr;
+  bool Named = N.K == StorageNode::Variable || N.K == StorageNode::Parameter ||
+               (N.K == StorageNode::Element && N.Closed);
+  if (!Named || !V || !V->hasLocalStorage() || V->isStaticLocal() || !Fn)
+    return nullptr;
+  return Fn;
+}
+
+const FunctionDecl *DeviceStorage::localTo(Group &G) {
   const FunctionDecl *Scope = nullptr;
   for (const std::string &K : G.Members) {
     const StorageNode &N = Idx->Nodes[K];
-    const auto *V = dyn_cast_or_null<VarDecl>(N.D);
-    const auto *Fn = V ? dyn_cast<FunctionDecl>(V->getDeclContext()) : nullptr;
-    bool Named = N.K == StorageNode::Variable || (N.K == StorageNode::Element && N.Closed);
-    if (!Named || !V || !V->hasLocalStorage() || V->isStaticLocal() ||
-        isa<ParmVarDecl>(V) || !Fn || (Scope && Scope != Fn))
+    const FunctionDecl *Fn = localOf(N);
+    if (!Fn || isa<ParmVarDecl>(N.D) || (Scope && Scope != Fn))
       return nullptr;
     Scope = Fn;
   }

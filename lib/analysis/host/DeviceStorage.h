@@ -5,6 +5,8 @@
 #include "tma/Facts.h"
 #include "tma/SourceText.h"
 
+#include "../core/CudaApi.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -199,6 +201,9 @@ private:
   /// The function whose locals (variables, and elements of its local
   /// containers) every storage of the group is, or null.
   const clang::FunctionDecl *localTo(Group &G);
+  /// The function whose local variable, closed local element or parameter
+  /// \p N is (storage each call of it makes anew), or null.
+  const clang::FunctionDecl *localOf(const StorageNode &N);
   /// Stream time, operation by operation (host/StorageStreamTime.cpp): an
   /// operation of the group on a stream that may be held runs at some time
   /// between its call and the first host wait that covers its stream
@@ -232,6 +237,9 @@ private:
   /// not known, so only waits for every stream).
   std::vector<const clang::Stmt *> coveringWaits(const clang::FunctionDecl *Main,
                                                  std::optional<const clang::ValueDecl *> Stream);
+  /// Every host wait of each function's body, found once.
+  std::map<const clang::FunctionDecl *, std::vector<std::pair<const clang::CallExpr *, HostWait>>>
+      HostWaits;
   /// The unit's graph captures, when every call that captures or replays
   /// a graph is part of one read whole (GraphCapture); else none, and the
   /// call that is not (\p Unread) with why.

@@ -36,9 +36,8 @@ std::vector<const Stmt *> DeviceStorage::callsFrom(const FunctionDecl *Main, con
     if (!Caller || Caller->getCanonicalDecl() != Main->getCanonicalDecl() ||
         !Idx->DirectCalls.count(Ref))
       return {};
-    const Stmt *P = parent(Main, Ref);
-    while (isa_and_nonnull<ImplicitCastExpr, ParenExpr>(P))
-      P = parent(Main, P);
+    const Stmt *P =
+        climb(Ref, [&](const Stmt *S) { return parent(Main, S); }, parensAndImplicitCasts).Parent;
     if (!isa_and_nonnull<CallExpr>(P))
       return {};
     Out.push_back(P);
@@ -48,18 +47,23 @@ std::vector<const Stmt *> DeviceStorage::callsFrom(const FunctionDecl *Main, con
 
 std::vector<const Stmt *>
 DeviceStorage::coveringWaits(const FunctionDecl *Main, std::optional<const ValueDecl *> Stream) {
+  auto [It, New] = HostWaits.try_emplace(Main);
+  if (New) {
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+      if (!S)
+        return;
+      if (const auto *CE = dyn_cast<CallExpr>(S))
+        if (std::optional<HostWait> W = hostWaitOf(CE, Main))
+          It->second.push_back({CE, *W});
+      for (const Stmt *C : S->children())
+        Walk(C);
+    };
+    Walk(Main->getBody());
+  }
   std::vector<const Stmt *> Out;
-  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-    if (!S)
-      return;
-    if (const auto *CE = dyn_cast<CallExpr>(S))
-      if (std::optional<HostWait> W = hostWaitOf(CE, Main))
-        if (W->All || (Stream && W->Stream && *W->Stream == *Stream))
-          Out.push_back(CE);
-    for (const Stmt *C : S->children())
-      Walk(C);
-  };
-  Walk(Main->getBody());
+  for (const auto &[Call, W] : It->second)
+    if (W.All || (Stream && W.Stream && *W.Stream == *Stream))
+      Out.push_back(Call);
   return Out;
 }
 
@@ -106,15 +110,13 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
   // functions only Main calls.
   bool Local = llvm::all_of(G.Members, [&](const std::string &K) {
     const StorageNode &N = Idx->Nodes[K];
-    const auto *V = dyn_cast_or_null<VarDecl>(N.D);
-    const auto *Fn = V ? dyn_cast<FunctionDecl>(V->getDeclContext()) : nullptr;
-    bool Named = N.K == StorageNode::Variable || N.K == StorageNode::Parameter ||
-                 (N.K == StorageNode::Element && N.Closed);
-    if (!Named || !V || !V->hasLocalStorage() || V->isStaticLocal() || !Fn)
+    const FunctionDecl *Fn = localOf(N);
+    if (!Fn)
       return false;
+    bool Parameter = isa<ParmVarDecl>(N.D);
     if (Fn->getCanonicalDecl() == Main->getCanonicalDecl())
-      return !isa<ParmVarDecl>(V);
-    return isa<ParmVarDecl>(V) && !callsFrom(Main, Fn).empty();
+      return !Parameter;
+    return Parameter && !callsFrom(Main, Fn).empty();
   });
   std::string Name = "'" + G.R.Name + "'";
   std::string Hold = In.StreamHold ? " (" + In.StreamHold() + ")" : std::string();
@@ -178,23 +180,20 @@ bool DeviceStorage::pointerCopiesReadAtCall(Group &G) {
         Climbed CA = climb(UO, Up, parensAndCasts);
         const auto *Call = dyn_cast_or_null<CallExpr>(CA.Parent);
         const CudaApi *Api = cudaApiOf(Call);
-        if (Api && Api->Role == ApiRole::HostAlloc && Api->Dest >= 0 &&
-            unsigned(Api->Dest) < Call->getNumArgs() && Call->getArg(Api->Dest) == CA.Child) {
+        if (Api && Api->Role == ApiRole::HostAlloc && isArgAt(Call, Api->Dest, CA.Child)) {
           Writes.push_back(Call); // a new object
           continue;
         }
         return Dont(UO, "the address of " + Name + " is taken here");
       }
-      // Through implicit conversions only: a read of the pointer's value.
+      // Through conversions: a read of the pointer's value.
       Climbed CV = climb(R.E, Up, parensAndCasts);
       const Stmt *V = CV.Parent;
       if (const auto *Call = dyn_cast_or_null<CallExpr>(V)) {
         const CudaApi *Api = cudaApiOf(Call);
-        bool Src = Api && Api->Src >= 0 && unsigned(Api->Src) < Call->getNumArgs() &&
-                   Call->getArg(Api->Src) == CV.Child &&
+        bool Src = Api && isArgAt(Call, Api->Src, CV.Child) &&
                    llvm::any_of(G.PointerCopies, [&](const Group::PointerCopy &X) { return X.Call == Call; });
-        bool Free = Api && Api->Role == ApiRole::HostFree && Api->Dest >= 0 &&
-                    unsigned(Api->Dest) < Call->getNumArgs() && Call->getArg(Api->Dest) == CV.Child;
+        bool Free = Api && Api->Role == ApiRole::HostFree && isArgAt(Call, Api->Dest, CV.Child);
         if (Src)
           continue;
         if (Free) {

@@ -59,6 +59,17 @@ TEST_F(BodyFlowTest, StraightLineIsTheText) {
   EXPECT_TRUE(Flow->dominates(call("copy"), call("launch")));
 }
 
+TEST_F(BodyFlowTest, DominatedByAnyOfSeveral) {
+  // Each branch copies before the launch: neither copy alone comes first
+  // on every path, the two together do; a path with no copy does not.
+  load("if (x) copy(); else copy(); launch(); if (x) copy(); launch();");
+  EXPECT_FALSE(Flow->dominates(call("copy", 0), call("launch", 0)));
+  EXPECT_TRUE(Flow->dominatedBy({call("copy", 0), call("copy", 1)}, call("launch", 0)));
+  EXPECT_TRUE(Flow->dominatedBy({call("copy", 0), call("copy", 1)}, call("launch", 1)));
+  EXPECT_FALSE(Flow->dominatedBy({call("copy", 2)}, call("launch", 1)));
+  EXPECT_FALSE(Flow->dominatedBy({}, call("launch", 0)));
+}
+
 TEST_F(BodyFlowTest, AGotoSkipsTheReCopy) {
   load("copy(); launch(); write(); if (x) goto again; copy(); again: launch();");
   EXPECT_FALSE(Flow->dominates(call("copy", 1), call("launch", 1)));

@@ -213,6 +213,29 @@ bool BodyFlow::dominates(const Stmt *A, const Stmt *To) {
   return llvm::none_of(T, [&](unsigned N) { return It->second.test(N); });
 }
 
+bool BodyFlow::dominatedBy(llvm::ArrayRef<const Stmt *> As, const Stmt *To) {
+  Nodes T = span(To);
+  if (T.empty() || As.empty())
+    return false;
+  llvm::BitVector Stop(Succ.size());
+  for (const Stmt *A : As) {
+    Nodes AN = span(A);
+    if (AN.empty())
+      return false;
+    for (unsigned N : AN)
+      Stop.set(N);
+  }
+  llvm::BitVector Seen(Succ.size());
+  llvm::SmallVector<unsigned, 8> Roots;
+  for (unsigned E : EntryNodes)
+    if (!Stop.test(E)) {
+      Seen.set(E);
+      Roots.push_back(E);
+    }
+  Seen |= walk(Roots, /*Forward=*/true, Stop);
+  return llvm::none_of(T, [&](unsigned N) { return Seen.test(N); });
+}
+
 bool BodyFlow::reachesAvoiding(const Stmt *From, const Stmt *To,
                                llvm::ArrayRef<const Stmt *> Stops) {
   Nodes F = at(From), T = To ? at(To) : Nodes();

@@ -35,6 +35,9 @@ public:
   bool between(const clang::Stmt *From, const clang::Stmt *To, const clang::Stmt *X);
   /// Does every path from the function's entry to \p To run \p A first?
   bool dominates(const clang::Stmt *A, const clang::Stmt *To);
+  /// Does every path from the function's entry to \p To run one of \p As
+  /// first? False when To or one of As is not known to the graph.
+  bool dominatedBy(llvm::ArrayRef<const clang::Stmt *> As, const clang::Stmt *To);
   /// Can \p To run after \p At (on any path, through loops and jumps)?
   bool reaches(const clang::Stmt *At, const clang::Stmt *To);
   /// Can \p To run after \p From on a path that runs none of \p Stops

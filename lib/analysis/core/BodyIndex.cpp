@@ -111,6 +111,16 @@ bool PassComponent::dominates(const Stmt *A, const Stmt *To, const FunctionDecl 
   return F && F->dominates(A, To);
 }
 
+bool PassComponent::dominatedBy(llvm::ArrayRef<const Stmt *> As, const Stmt *To,
+                                const FunctionDecl *Fn) {
+  ParentMap &PM = *index(Fn).PM;
+  if (innermostLambda(To, PM) ||
+      llvm::any_of(As, [&](const Stmt *A) { return innermostLambda(A, PM) != nullptr; }))
+    return false;
+  BodyFlow *F = flow(Fn);
+  return F && F->dominatedBy(As, To);
+}
+
 bool PassComponent::reaches(const Stmt *At, const Stmt *To, const FunctionDecl *Fn) {
   if (BodyFlow *F = flow(flowBody(At, To, Fn)))
     return F->reaches(At, To);

@@ -281,6 +281,11 @@ protected:
                                       const clang::FunctionDecl *Fn);
   /// Does every path from \p Fn's entry to \p To run \p A first?
   bool dominates(const clang::Stmt *A, const clang::Stmt *To, const clang::FunctionDecl *Fn);
+  /// Does every path from \p Fn's entry to \p To run one of \p As first
+  /// (BodyFlow::dominatedBy)? False when any is inside a lambda's body or
+  /// there is no CFG.
+  bool dominatedBy(llvm::ArrayRef<const clang::Stmt *> As, const clang::Stmt *To,
+                   const clang::FunctionDecl *Fn);
   /// Can \p To run after \p At (through loops and jumps)?
   bool reaches(const clang::Stmt *At, const clang::Stmt *To, const clang::FunctionDecl *Fn);
   /// Can \p To (null: the return of \p Fn) run after \p From on a path of

@@ -293,6 +293,7 @@ bool DeviceStorage::classifyAlloc(Group &G, const StorageNode &N, const Expr *Cu
   if (!Ref)
     return refuse(G, R.E, "'" + N.Name + "' is spelled inside a macro body");
   ++G.Allocs;
+  G.AllocCalls.push_back({Call, R.Fn});
   const char *Fresh =
       R.E->getType()->isIntegerType() ? "(CUdeviceptr)new CUtensorMap" : "new CUtensorMap";
   addUse(G, HostUseKind::Alloc, Call, R, ST.text(*Ref) + " = " + Fresh,
@@ -311,6 +312,20 @@ static const VarDecl *pointerVariable(const Expr *Src) {
 }
 
 /// A copy into the storage, or a free of it: an assignment, a delete.
+/// The local host descriptor \p Src is the address of (`&h`, h a local
+/// CUtensorMap variable, not a reference), or null.
+static const VarDecl *localDescriptorAt(const Expr *Src) {
+  const auto *UO = dyn_cast<UnaryOperator>(Src->IgnoreParenImpCasts());
+  if (!UO || UO->getOpcode() != UO_AddrOf)
+    return nullptr;
+  const auto *R = dyn_cast<DeclRefExpr>(UO->getSubExpr()->IgnoreParens());
+  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+  if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || V->getType()->isReferenceType() ||
+      !isTensorMapRecord(V->getType()))
+    return nullptr;
+  return V;
+}
+
 bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const CallExpr *Call,
                                        unsigned Arg, const StorageRef &R) {
   const CudaApi *Api = cudaApiOf(Call);
@@ -360,6 +375,7 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
   if (SrcText.empty() || !Ref)
     return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
   noteWrite(G, Call, R.Fn);
+  G.WholeCopies.push_back({Call, R.Fn, localDescriptorAt(Src)});
   if (Api->streamOrdered() && SrcPointer)
     G.PointerCopies.push_back({Call, R.Fn, SrcPointer});
   addUse(G, HostUseKind::Copy, Call, R, "*" + hostPointer(R.E, ST.text(*Ref)) + " = " + SrcText,
@@ -397,6 +413,7 @@ bool DeviceStorage::classifyPartialWrite(Group &G, const StorageNode &N, const C
     Args += (A ? ", " : "") + ST.text(*Text);
   }
   noteWrite(G, Call, R.Fn); // another write of the group, like a copy
+  G.PartialWrites = true;
   addUse(G, HostUseKind::Copy, Call, R, (Memset ? "memset(" : "memcpy(") + Args + ")",
          Api->Name.str() + " of part of " + Name);
   return !G.Why;
@@ -858,6 +875,9 @@ bool DeviceStorage::copiedOnceForOtherStreams(Group &G) {
   // that may be held.
   const Stmt *At = G.HeldAt;
   if (!At)
+    return true;
+  // Copies of one unchanged value: the order they land in is no matter.
+  if (holdsOneValue(G))
     return true;
   // Operation by operation: where no held one may run out of order with
   // a write on another stream, the copies may be many.

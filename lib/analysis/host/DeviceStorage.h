@@ -127,6 +127,17 @@ struct StorageInputs {
   std::function<bool(const clang::Stmt *, const clang::Stmt *, llvm::ArrayRef<const clang::Stmt *>,
                      const clang::FunctionDecl *)>
       ReachesAvoiding;
+  /// Does every path from \p Fn's entry to \p To run one of \p As first
+  /// (PassComponent::dominatedBy)?
+  std::function<bool(llvm::ArrayRef<const clang::Stmt *>, const clang::Stmt *,
+                     const clang::FunctionDecl *)>
+      DominatedBy;
+  /// Is the host descriptor \p Object unchanged from \p From to \p To in
+  /// \p Fn, by every name and escape the object proof follows
+  /// (ObjectReach::changeBetween)?
+  std::function<bool(const clang::VarDecl *, const clang::Stmt *, const clang::Stmt *,
+                     const clang::FunctionDecl *)>
+      HostUnchangedBetween;
 };
 
 /// One capture of a stream into a CUDA graph, read whole in one function:
@@ -257,6 +268,15 @@ private:
   /// between the capture and a replay. A copy captured, or an operation on
   /// a stream a capture may use unseen, refuses. False (refused) otherwise.
   bool capturedLaunchesAgree(Group &G);
+  /// Does the device copy hold one value from its first copy on: every
+  /// write of the group a whole copy from one local host descriptor that
+  /// does not change between any two of them, all made in the one function
+  /// whose locals the storages are, and every launch made after a copy
+  /// that runs at its call? Then whenever a copy or launch runs, it writes
+  /// or reads that value, which the retargeted `*d` holds at every launch's
+  /// call: the order the streams run them in does not matter
+  /// (host/StorageStreamTime.cpp).
+  bool holdsOneValue(Group &G);
   /// Is the group's one copy made only right after an allocation: inside
   /// the `then` of a null test of a member that allocates into it
   /// (`if (!d) { cudaMalloc(&d, ...); cudaMemcpy(d, ...); }`)?
@@ -361,6 +381,20 @@ struct DeviceStorage::Group {
     const clang::VarDecl *Source;
   };
   std::vector<PointerCopy> PointerCopies;
+  /// Every whole copy into the group, with its function and the local
+  /// host descriptor it copies (`&h`; null for any other source).
+  struct WholeCopy {
+    const clang::CallExpr *Call;
+    const clang::FunctionDecl *Fn;
+    const clang::VarDecl *Source;
+  };
+  std::vector<WholeCopy> WholeCopies;
+  /// Every allocation of the group, with its function.
+  std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> AllocCalls;
+  /// A write of part of the device copy (classifyPartialWrite) was seen.
+  bool PartialWrites = false;
+  /// holdsOneValue's answer, once asked.
+  std::optional<bool> OneValue;
   /// The first operation of the group on a stream that may be held (the
   /// hold itself for one the rule does not read), or null.
   const clang::Stmt *HeldAt = nullptr;

@@ -5,6 +5,7 @@
 #include "Retargeting.h"
 
 #include "DeviceStorage.h"
+#include "ObjectReach.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -21,7 +22,7 @@ namespace {
 
 class Retargeting : public PassComponent {
 public:
-  explicit Retargeting(PassContext &P) : PassComponent(P) {}
+  explicit Retargeting(PassContext &P) : PassComponent(P), Reach(P) {}
 
   void run() {
     DeviceStorage Storage(Ctx, ST, inputs());
@@ -52,6 +53,8 @@ public:
   }
 
 private:
+  ObjectReach Reach; // the host descriptor's proof, for copies of one value
+
   StorageInputs inputs() {
     StorageInputs In;
     // A storage another translation unit can reach is open unless this
@@ -76,6 +79,14 @@ private:
       return between(From, To, X, Fn);
     };
     In.EventWaitAt = [this]() -> const Stmt * { return Pass.EventWait; };
+    In.DominatedBy = [this](llvm::ArrayRef<const Stmt *> As, const Stmt *To, const FunctionDecl *Fn) {
+      return dominatedBy(As, To, Fn);
+    };
+    In.HostUnchangedBetween = [this](const VarDecl *Object, const Stmt *From, const Stmt *To,
+                                     const FunctionDecl *Fn) {
+      ObjectQuery Q{Object, From, To, Fn, nullptr, {From, To}, {}};
+      return !Reach.changeBetween(Q);
+    };
     In.ReachesAvoiding = [this](const Stmt *From, const Stmt *To, llvm::ArrayRef<const Stmt *> Stops,
                                 const FunctionDecl *Fn) { return reachesAvoiding(From, To, Stops, Fn); };
     In.NamedElsewhere = [this](const VarDecl *V) -> std::optional<std::string> {

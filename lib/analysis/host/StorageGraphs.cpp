@@ -192,6 +192,9 @@ bool DeviceStorage::capturedLaunchesAgree(Group &G) {
     if (!O.Launch)
       return refuse(G, O.Call, "this write of " + Name +
                                    " is captured into a CUDA graph, whose replays make it again later");
+    // A replay reads what every copy writes alike.
+    if (holdsOneValue(G))
+      continue;
     for (const CallExpr *Replay : Cap->Replays) {
       noteHeld(G, Replay, Cap->Fn);
       for (const Group::Op &W : G.Ops) {

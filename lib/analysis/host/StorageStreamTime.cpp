@@ -237,4 +237,51 @@ bool DeviceStorage::pointerCopiesReadAtCall(Group &G) {
   return true;
 }
 
+bool DeviceStorage::holdsOneValue(Group &G) {
+  if (G.OneValue)
+    return *G.OneValue;
+  G.OneValue = false;
+  const FunctionDecl *Main = localTo(G);
+  if (!Main || G.PartialWrites || !G.PointerCopies.empty() || G.WholeCopies.empty() ||
+      !In.DominatedBy || !In.HostUnchangedBetween || !In.MayBeHeld)
+    return false;
+  // One source, a local of the function whose locals the storages are:
+  // each call of it copies its own map into its own device copy.
+  const VarDecl *Source = G.WholeCopies.front().Source;
+  if (!Source || Source->getDeclContext() != Main)
+    return false;
+  std::vector<const Stmt *> AtCall; // copies that run at their call
+  for (const Group::WholeCopy &C : G.WholeCopies) {
+    if (C.Source != Source || C.Fn != Main)
+      return false;
+    if (!In.MayBeHeld(C.Call, C.Fn))
+      AtCall.push_back(C.Call);
+  }
+  // Unchanged between any copy and any copy that may run after it (itself
+  // again, in a loop): each writes the value the first one wrote.
+  for (const Group::WholeCopy &From : G.WholeCopies)
+    for (const Group::WholeCopy &To : G.WholeCopies)
+      if (!In.HostUnchangedBetween(Source, From.Call, To.Call, Main))
+        return false;
+  // Every launch after a copy that has written its allocation: a launch
+  // that may run before every copy lands, or after a new allocation no
+  // copy has written yet, reads what the device memory held before.
+  for (const Group::Op &O : G.Ops) {
+    if (!O.Launch)
+      continue;
+    std::vector<const Stmt *> Anchors = anchorsIn(Main, O.Call, O.Fn);
+    if (Anchors.empty())
+      return false;
+    for (const Stmt *A : Anchors) {
+      if (!In.DominatedBy(AtCall, A, Main))
+        return false;
+      for (auto [Alloc, Fn] : G.AllocCalls)
+        if (Fn != Main || In.ReachesAvoiding(Alloc, A, AtCall, Main))
+          return false;
+    }
+  }
+  G.OneValue = true;
+  return true;
+}
+
 } // namespace tma::analysis

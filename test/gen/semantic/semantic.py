@@ -5,7 +5,7 @@ tool's rewrite of every launch with the model.
 
   semantic.py --tool PATH [--seed S] [--programs N] [--pack K] [--survey]
               [--known FILE] [--update-known FILE] [--emit DIR] [--keep DIR]
-              [--notes]
+              [--notes] [--census]
 
 Grammar. Each program has two host maps `h` and
 `o`, filled from seeds, and one device copy `d` (cudaMalloc), then a random
@@ -95,7 +95,11 @@ measures issue 41's goal: over-careful launches as a share of the launches
 of programs whose every launch has a correct rewrite (the safe ones), by
 the reason (`reasonId`) the tool's report gives; --notes adds them grouped
 by the storage rule's own note (the use it could not classify), one line
-each. --emit DIR writes
+each; --census counts the programs with over-careful launches by the
+grammar's dimensions they use (each kind of device write, held blocks,
+graphs, the device copy's other name, the writers' set), alone and in the
+combinations of device writes, held blocks and graphs: what a rule must
+handle to lift them. --emit DIR writes
 the packed originals and rewrites, each with the model's prediction of its
 output (a rewrite's from the form of each launch: a wrong rewrite prints
 the value it passes), for test/gpu/ (each program prints `slot checksum`
@@ -816,6 +820,29 @@ def storage_note(report, program):
     return "none"
 
 
+def dimensions(program):
+    """The dimensions of the grammar a program uses that the tool's rules
+    turn on (--census): each kind of device write, held blocks, graphs,
+    the device copy's other name, the host writers' set."""
+    def walk(statements):
+        for st in statements:
+            yield st
+            for part in st[1:]:
+                if isinstance(part, list):
+                    yield from walk(part)
+    found = {"name " + program.device_name, "plain writers" if program.writes is PLAIN_WRITES else "all writers"}
+    for st in walk(program.body):
+        if st[0] == "device-write":
+            found.add("device write " + st[1])
+        elif st[0] == "held-poke":
+            found.add("device write kernel")
+        if st[0].startswith("held"):
+            found.add("held")
+        elif st[0] == "graph":
+            found.add("graph")
+    return found
+
+
 def refusal_reason(report, program):
     """The reason the report gives for refusing the program's kernel (its
     `reasonId`), or "none"."""
@@ -951,6 +978,9 @@ def main():
     ap.add_argument("--keep")
     ap.add_argument("--notes", action="store_true",
                     help="also group the over-careful launches by the storage rule's own note")
+    ap.add_argument("--census", action="store_true",
+                    help="also count the programs with over-careful launches by the grammar's dimensions "
+                         "they use, alone and in the combinations of device writes, held blocks and graphs")
     ap.add_argument("--survey", action="store_true",
                     help="long runs: re-check alone only the wrong rewrites, not the over-careful refusals")
     a = ap.parse_args()
@@ -964,6 +994,7 @@ def main():
     failed_runs = 0
     careful = {}  # over-careful launches by the reason the tool gave
     notes = {}  # the same by the storage rule's note (--notes)
+    census, combos = {}, {}  # programs with over-careful launches (--census)
     safe = 0  # launches of programs whose every launch has a correct rewrite
     for start in range(0, len(programs), a.pack):
         pack = programs[start:start + a.pack]
@@ -1011,6 +1042,12 @@ def main():
                     if a.notes:
                         note = storage_note(r1.report if alone_checked else r.report, p)
                         notes[note] = notes.get(note, 0) + 1
+            if a.census and any(cls == "over-careful" for _, cls in bad):
+                dims = dimensions(p)
+                for d in dims:
+                    census[d] = census.get(d, 0) + 1
+                key = ", ".join(sorted(d for d in dims if d.startswith("device write") or d in ("held", "graph")))
+                combos[key or "none of these"] = combos.get(key or "none of these", 0) + 1
             if p.statically_safe():
                 safe += len(p.launches)
     new = {k: v for k, v in found.items() if known.get(k) != v}
@@ -1043,6 +1080,10 @@ def main():
            or "none"))
     for note, count in sorted(notes.items(), key=lambda kv: (-kv[1], kv[0])):
         print(f"over-careful by note: {count:6d}  {note}")
+    for dim, count in sorted(census.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"over-careful programs using: {count:6d}  {dim}")
+    for key, count in sorted(combos.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"over-careful programs with exactly: {count:6d}  {key}")
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if new or gone or failed_runs else 0

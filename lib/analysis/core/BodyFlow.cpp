@@ -193,23 +193,25 @@ bool BodyFlow::between(const Stmt *From, const Stmt *To, const Stmt *X) {
   return llvm::any_of(XN, [&](unsigned N) { return It->second.test(N); });
 }
 
+llvm::BitVector BodyFlow::fromEntryAvoiding(const llvm::BitVector &Stop) {
+  llvm::BitVector Seen(Succ.size());
+  llvm::SmallVector<unsigned, 8> Roots;
+  for (unsigned E : EntryNodes)
+    if (!Stop.test(E)) {
+      Seen.set(E);
+      Roots.push_back(E);
+    }
+  Seen |= walk(Roots, /*Forward=*/true, Stop);
+  return Seen;
+}
+
 bool BodyFlow::dominates(const Stmt *A, const Stmt *To) {
   Nodes AN = span(A), T = span(To);
   if (AN.empty() || T.empty())
     return false;
   auto [It, New] = AvoidingFromEntry.try_emplace(A);
-  if (New) {
-    llvm::BitVector Stop = setOf(AN);
-    llvm::BitVector Seen(Succ.size());
-    llvm::SmallVector<unsigned, 8> Roots;
-    for (unsigned E : EntryNodes)
-      if (!Stop.test(E)) {
-        Seen.set(E);
-        Roots.push_back(E);
-      }
-    Seen |= walk(Roots, /*Forward=*/true, Stop);
-    It->second = std::move(Seen);
-  }
+  if (New)
+    It->second = fromEntryAvoiding(setOf(AN));
   return llvm::none_of(T, [&](unsigned N) { return It->second.test(N); });
 }
 
@@ -225,14 +227,7 @@ bool BodyFlow::dominatedBy(llvm::ArrayRef<const Stmt *> As, const Stmt *To) {
     for (unsigned N : AN)
       Stop.set(N);
   }
-  llvm::BitVector Seen(Succ.size());
-  llvm::SmallVector<unsigned, 8> Roots;
-  for (unsigned E : EntryNodes)
-    if (!Stop.test(E)) {
-      Seen.set(E);
-      Roots.push_back(E);
-    }
-  Seen |= walk(Roots, /*Forward=*/true, Stop);
+  llvm::BitVector Seen = fromEntryAvoiding(Stop);
   return llvm::none_of(T, [&](unsigned N) { return Seen.test(N); });
 }
 

@@ -60,6 +60,8 @@ private:
   llvm::BitVector walk(llvm::ArrayRef<unsigned> Start, bool Forward,
                        const llvm::BitVector &Stop);
   llvm::BitVector setOf(llvm::ArrayRef<unsigned> N);
+  /// Nodes reached from the function's entry without entering \p Stop.
+  llvm::BitVector fromEntryAvoiding(const llvm::BitVector &Stop);
   /// The node of \p S when it is an element, else span(S).
   Nodes at(const clang::Stmt *S);
 

@@ -227,7 +227,7 @@ static bool enumFromJSON(const Value &V, Enum &E, const char *const (&Names)[N],
 static const char *const HostUseKindNames[] = {"declaration", "alloc",  "copy",
                                                "free",        "launch", "other"};
 static const char *const BufferKindNames[] = {"variable", "uploadHelper", "constantSymbol",
-                                              "retargeted"};
+                                              "retargeted", "mirrored"};
 static const char *const LaunchFormNames[] = {"byValue", "snapshot"};
 bool fromJSON(const Value &V, LaunchForm &K, Path Where) {
   return enumFromJSON(V, K, LaunchFormNames, Where);
@@ -259,12 +259,14 @@ Value toJSON(const DeviceBuffer &B) {
   return Object{{"key", B.Key},   {"name", B.Name},
                 {"where", B.Where}, {"uses", B.Uses},
                 {"kind", BufferKindNames[static_cast<unsigned>(B.Kind)]},
-                {"storages", B.Storages}};
+                {"storages", B.Storages},
+                {"valueName", B.ValueName}};
 }
 bool fromJSON(const Value &V, DeviceBuffer &B, Path Where) {
   ObjectMapper O(V, Where);
   return O && O.map("key", B.Key) && O.map("name", B.Name) && O.map("where", B.Where) &&
-         O.map("uses", B.Uses) && O.map("kind", B.Kind) && O.map("storages", B.Storages);
+         O.map("uses", B.Uses) && O.map("kind", B.Kind) && O.map("storages", B.Storages) &&
+         O.mapOptional("valueName", B.ValueName);
 }
 
 Value toJSON(const LaunchSite &L) {

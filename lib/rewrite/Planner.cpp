@@ -387,7 +387,7 @@ static bool spreadThroughTies(Planning &S) {
 /// unclassified; otherwise its launches stay, with that use as the reason.
 static void refuseVetoedStorages(Planning &S) {
   for (auto &[BK, B] : S.F.Buffers) {
-    if (B.Kind != BufferKind::Retargeted)
+    if (B.Kind != BufferKind::Retargeted && B.Kind != BufferKind::Mirrored)
       continue;
     const Blocker *Why = nullptr;
     for (const std::string &Key : B.Storages)
@@ -529,8 +529,8 @@ static void formUnits(Planning &S) {
 /// The use that keeps \p B in place: another use, or one that cannot be
 /// removed on its own (the last such).
 static const HostUse *keepingUse(const DeviceBuffer &B) {
-  // A retargeted storage goes whole: every use carries its edit.
-  if (B.Kind == BufferKind::Retargeted)
+  // A retargeted or mirrored storage goes whole: every use carries its edit.
+  if (B.Kind == BufferKind::Retargeted || B.Kind == BufferKind::Mirrored)
     return nullptr;
   const HostUse *Blocking = nullptr;
   for (const HostUse &Use : B.Uses)
@@ -573,10 +573,16 @@ static std::map<std::string, size_t> buffersToRemove(Planning &S) {
 /// shared with other variables goes only when all of them go together.
 /// A retargeted storage keeps its shape and now points to host memory.
 static void retargetBuffer(const DeviceBuffer &B, EditUnit &U) {
-  U.LeftInPlace.push_back({"'" + B.Name +
-                               "' now holds the descriptor in host memory: its allocations, "
-                               "copies and frees are retargeted (new, assignment, delete)",
-                           B.Where});
+  if (B.Kind == BufferKind::Mirrored)
+    U.LeftInPlace.push_back({"'" + B.Name + "' stays in device memory for the kernels that write it; "
+                             "'" + B.ValueName + "' beside it takes what each copy into it copies, "
+                             "and the other launches pass it",
+                             B.Where});
+  else
+    U.LeftInPlace.push_back({"'" + B.Name +
+                                 "' now holds the descriptor in host memory: its allocations, "
+                                 "copies and frees are retargeted (new, assignment, delete)",
+                             B.Where});
   for (const HostUse &Use : B.Uses) {
     U.Edits.insert(U.Edits.end(), Use.Removal.begin(), Use.Removal.end());
     bool Known = llvm::any_of(U.LeftInPlace, [&](const Note &N) {
@@ -589,7 +595,7 @@ static void retargetBuffer(const DeviceBuffer &B, EditUnit &U) {
 
 static void removeBuffer(const DeviceBuffer &B, size_t UnitIndex,
                          const std::map<std::string, size_t> &Removed, EditUnit &U) {
-  if (B.Kind == BufferKind::Retargeted)
+  if (B.Kind == BufferKind::Retargeted || B.Kind == BufferKind::Mirrored)
     return retargetBuffer(B, U);
   for (const HostUse &Use : B.Uses) {
     if (Use.Kind == HostUseKind::Declaration) {

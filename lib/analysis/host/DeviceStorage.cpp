@@ -375,7 +375,7 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
   if (SrcText.empty() || !Ref)
     return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
   noteWrite(G, Call, R.Fn);
-  G.WholeCopies.push_back({Call, R.Fn, localDescriptorAt(Src)});
+  G.WholeCopies.push_back({Call, R.Fn, localDescriptorAt(Src), SrcText});
   if (Api->streamOrdered() && SrcPointer)
     G.PointerCopies.push_back({Call, R.Fn, SrcPointer});
   addUse(G, HostUseKind::Copy, Call, R, "*" + hostPointer(R.E, ST.text(*Ref)) + " = " + SrcText,
@@ -682,11 +682,13 @@ bool DeviceStorage::classifyDef(Group &G, const StorageNode &N, const StorageRef
   return classifyValue(G, N, R.E, R.Fn);
 }
 
-std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<Note> &WhyNot) {
+std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<Note> &WhyNot,
+                                                bool ValueForm) {
   std::optional<std::string> Start = storageOf(Arg);
   if (!Start)
     return std::nullopt;
   Group G;
+  G.ValueForm = ValueForm;
   G.R.Name = Idx->Nodes[*Start].Name;
   join(G, *Start, Arg);
   while (!G.Why && !G.Work.empty()) {
@@ -729,6 +731,8 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
   // all on the legacy default stream, no graph captures any of them.
   if (!G.Why && !Idx->GraphCalls.empty())
     capturedLaunchesAgree(G);
+  if (!G.Why && G.ValueForm)
+    valueForm(G);
   if (G.Why) {
     WhyNot = G.Why;
     return std::nullopt;

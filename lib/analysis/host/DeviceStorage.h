@@ -63,6 +63,10 @@ struct RetargetedLaunch {
   unsigned Index;
   SourcePoint Where;
   TextEdit Edit; // the argument becomes `*p`
+  /// The argument as written, to be replaced whole (the value form's
+  /// name); empty for a launch the value form does not edit (an argument
+  /// array's slot, a launch through a function pointer).
+  TextEdit Bare;
 };
 
 /// A storage group retargeted to host memory: its storage keeps its shape
@@ -78,6 +82,13 @@ struct Retarget {
   std::vector<const clang::VarDecl *> Variables;
   std::vector<const clang::FunctionDecl *> Functions; // whose parameters or result join
   std::vector<SourceSpan> ReliesOn;
+  /// The value form (DeviceStorage::valueForm): the device copy stays for
+  /// the kernels that write it, and a host CUtensorMap beside it, named
+  /// ValueName, takes what each whole copy writes; the other launches pass
+  /// it. Kept: the staying kernels' launch arguments, left as they are.
+  bool Mirrored = false;
+  std::string ValueName;
+  std::set<SourcePoint> Kept;
 };
 
 /// What the rule needs from the rest of the pass, as callbacks.
@@ -138,6 +149,9 @@ struct StorageInputs {
   std::function<bool(const clang::VarDecl *, const clang::Stmt *, const clang::Stmt *,
                      const clang::FunctionDecl *)>
       HostUnchangedBetween;
+  /// Does the descriptor parameter \p Index of \p Kernel stay by
+  /// reference (a kernel that writes it on the device, say)?
+  std::function<bool(const clang::FunctionDecl *, unsigned)> KernelStays;
 };
 
 /// One capture of a stream into a CUDA graph, read whole in one function:
@@ -167,7 +181,11 @@ public:
 
   /// The group that launch argument \p Arg (in \p Fn) reads, retargeted; or
   /// why not, as a note that names the use.
-  std::optional<Retarget> retarget(const clang::Expr *Arg, std::optional<Note> &WhyNot);
+  /// With \p ValueForm, launches of kernels whose descriptor stays by
+  /// reference are writes of the device copy left as they are, and the
+  /// group is accepted only in the value form (valueForm).
+  std::optional<Retarget> retarget(const clang::Expr *Arg, std::optional<Note> &WhyNot,
+                                   bool ValueForm = false);
   /// Every storage declared outside the main file that has a use here the
   /// rule cannot classify, with that use: another translation unit's group
   /// must not retarget it.
@@ -277,6 +295,18 @@ private:
   /// call: the order the streams run them in does not matter
   /// (host/StorageStreamTime.cpp).
   bool holdsOneValue(Group &G);
+  /// The value form, for a group whose kernels that write the device copy
+  /// stay by reference: the device copy, its allocation, copies, frees and
+  /// those kernels' launches stay as they are; a local `CUtensorMap`
+  /// declared after the allocated variable takes, after each whole copy,
+  /// what it copies, and every other launch passes it. Sound where the
+  /// group is one function's locals with one allocation, every other write
+  /// of the device copy (a staying kernel's launch, a partial write)
+  /// reaches no launch the form edits before a whole copy that runs at its
+  /// call replaces it, and every such launch comes after such a copy (with
+  /// the stream and graph rules asked of every write). False (refused)
+  /// otherwise; on success it rewrites the group's edits.
+  bool valueForm(Group &G);
   /// Is the group's one copy made only right after an allocation: inside
   /// the `then` of a null test of a member that allocates into it
   /// (`if (!d) { cudaMalloc(&d, ...); cudaMemcpy(d, ...); }`)?
@@ -387,8 +417,15 @@ struct DeviceStorage::Group {
     const clang::CallExpr *Call;
     const clang::FunctionDecl *Fn;
     const clang::VarDecl *Source;
+    std::string SourceText; // what the retargeted copy assigns (`h`, `*p`)
   };
   std::vector<WholeCopy> WholeCopies;
+  /// Asked for the value form (retarget's ValueForm).
+  bool ValueForm = false;
+  /// The launches of kernels that stay by reference (value form only),
+  /// with their functions, and their arguments' positions.
+  std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> Staying;
+  std::set<SourcePoint> StayingAt;
   /// Every allocation of the group, with its function.
   std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> AllocCalls;
   /// A write of part of the device copy (classifyPartialWrite) was seen.

@@ -29,23 +29,34 @@ public:
     for (const DeviceStorage::Veto &V : Storage.vetoes())
       Out.StorageVetoes.push_back(
           {V.Key, blockerFor(ReasonID::StorageUnclassifiedUse, {V.Name, V.Why.Message}, V.Why.Where)});
-    if (Pass.RefusedArgs.empty())
+    std::vector<RefusedArg> Candidates = Pass.RefusedArgs;
+    llvm::append_range(Candidates, sharedWithStayingKernels());
+    if (Candidates.empty())
       return;
     std::vector<Retarget> Accepted;
     std::set<SourcePoint> Done;
-    for (const RefusedArg &RA : Pass.RefusedArgs) {
+    for (const RefusedArg &RA : Candidates) {
       if (Done.count(ST.point(RA.Arg->getBeginLoc())))
         continue;
       std::optional<Note> WhyNot;
       std::optional<Retarget> R = Storage.retarget(RA.Arg, WhyNot);
-      if (R && (!sharesWithOthers(*R, WhyNot) || !kernelsStay(*R, WhyNot)))
+      if (R && !sharesWithOthers(*R, WhyNot))
         R.reset();
+      if (R && !kernelsStay(*R, WhyNot)) {
+        // The value form keeps the device copy for those kernels; where it
+        // cannot, the reason stays that they stay by reference.
+        std::optional<Note> Ignored;
+        R = Storage.retarget(RA.Arg, Ignored, /*ValueForm=*/true);
+        if (R && !sharesWithOthers(*R, Ignored))
+          R.reset();
+      }
       if (!R) {
         if (WhyNot)
           noteWhyNot(ST.point(RA.Arg->getBeginLoc()), *WhyNot);
         continue;
       }
       Done.insert(R->Touched.begin(), R->Touched.end());
+      Done.insert(R->Kept.begin(), R->Kept.end());
       Accepted.push_back(std::move(*R));
     }
     for (Retarget &R : Accepted)
@@ -54,6 +65,35 @@ public:
 
 private:
   ObjectReach Reach; // the host descriptor's proof, for copies of one value
+
+  bool stays(const std::string &ParamKey) {
+    auto Slot = Pass.ParamSlot.find(ParamKey);
+    return Slot != Pass.ParamSlot.end() && !Out.Params[Slot->second].Blockers.empty();
+  }
+
+  /// The launch arguments a flow accepted whose device buffer is also
+  /// launched with a kernel whose descriptor stays by reference: the plan
+  /// would refuse them (plan.shared-copy-kept), and only the value form
+  /// can keep the device copy for that kernel.
+  std::vector<RefusedArg> sharedWithStayingKernels() {
+    std::set<SourcePoint> Sites;
+    for (const DeviceBuffer &B : Out.Buffers) {
+      if (B.Kind != BufferKind::Variable ||
+          llvm::none_of(B.Uses, [&](const HostUse &U) {
+            return U.Kind == HostUseKind::Launch && stays(U.ParamKey);
+          }))
+        continue;
+      for (const HostUse &U : B.Uses)
+        if (U.Kind == HostUseKind::Launch && !stays(U.ParamKey))
+          Sites.insert(U.Where);
+    }
+    std::vector<RefusedArg> Out;
+    for (const auto &[KL, Fn] : Pass.Launches)
+      for (const Expr *A : KL.Args)
+        if (A && Sites.count(ST.point(A->getBeginLoc())))
+          Out.push_back({A, Fn});
+    return Out;
+  }
 
   StorageInputs inputs() {
     StorageInputs In;
@@ -81,6 +121,9 @@ private:
     In.EventWaitAt = [this]() -> const Stmt * { return Pass.EventWait; };
     In.DominatedBy = [this](llvm::ArrayRef<const Stmt *> As, const Stmt *To, const FunctionDecl *Fn) {
       return dominatedBy(As, To, Fn);
+    };
+    In.KernelStays = [this](const FunctionDecl *Kernel, unsigned Index) {
+      return stays(paramKey(Kernel, Index));
     };
     In.HostUnchangedBetween = [this](const VarDecl *Object, const Stmt *From, const Stmt *To,
                                      const FunctionDecl *Fn) {
@@ -273,7 +316,7 @@ private:
       if (!touches(R, B))
         continue;
       for (const HostUse &U : B.Uses)
-        if (U.Kind == HostUseKind::Launch && !R.Touched.count(U.Where)) {
+        if (U.Kind == HostUseKind::Launch && !R.Touched.count(U.Where) && !R.Kept.count(U.Where)) {
           WhyNot = Note{"the device copy is also launched here, where the storage rule does not "
                         "reach",
                         U.Where};
@@ -329,7 +372,8 @@ private:
     B.Key = R.Key;
     B.Name = R.Name;
     B.Where = R.Where;
-    B.Kind = BufferKind::Retargeted;
+    B.Kind = R.Mirrored ? BufferKind::Mirrored : BufferKind::Retargeted;
+    B.ValueName = R.ValueName;
     B.Uses = R.Uses;
     B.Storages = R.Storages;
     for (const RetargetedLaunch &L : R.Launches) {

@@ -86,8 +86,17 @@ bool DeviceStorage::classifyLaunch(Group &G, const CallExpr *Call, const Expr *C
     std::optional<CharSourceRange> Arg = ST.fileRange(KL->Args[I]->getSourceRange());
     if (!Arg)
       return refuse(G, KL->Args[I], "the launch argument is spelled inside a macro body");
+    // The value form leaves a kernel that writes the device copy as it is:
+    // its launch is one more write of the group.
+    if (G.ValueForm && In.KernelStays && In.KernelStays(KL->Kernel, I)) {
+      noteWrite(G, Call, R.Fn);
+      G.PartialWrites = true;
+      G.Staying.push_back({Call, R.Fn});
+      G.StayingAt.insert(ST.point(KL->Args[I]->getBeginLoc()));
+      return true;
+    }
     G.R.Launches.push_back({KL->Kernel, I, ST.point(KL->Args[I]->getBeginLoc()),
-                            derefEdit(KL->Args[I], *Arg)});
+                            derefEdit(KL->Args[I], *Arg), ST.replace(*Arg, "")});
     G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
     noteLaunch(G, Call, R.Fn);
     G.R.Touched.insert(ST.point(KL->Args[I]->getBeginLoc()));

@@ -176,6 +176,11 @@ enum class BufferKind {
   /// carries its edit (allocation -> new, copy -> assignment, free ->
   /// delete), applied together with its launches or not at all.
   Retargeted,
+  /// A storage group kept on the device for the kernels that write it, with
+  /// a host CUtensorMap beside it (DeviceBuffer::ValueName) that each whole
+  /// copy also assigns; its other launches pass that value. Every use
+  /// carries its edit, applied together with its launches or not at all.
+  Mirrored,
 };
 
 /// A host variable (`CUtensorMap* d`) holding a device copy of a descriptor.
@@ -188,6 +193,8 @@ struct DeviceBuffer {
   /// Retargeted: the keys of the storages of the group (StorageVetoes of any
   /// translation unit may name them).
   std::vector<std::string> Storages;
+  /// Mirrored: the host CUtensorMap beside the device copy.
+  std::string ValueName;
 };
 
 /// What a rewritten launch passes (issue 40's words): the host descriptor as

@@ -880,7 +880,8 @@ def written_forms(text, program):
 def form_in(stmt, n):
     """What a launch statement passes: a host map by value ("h", "o", "p"
     for the pinned staging map), the snapshot (`*` and a name of the device
-    copy), or the device copy by reference."""
+    copy, or the value beside it that the value form declares), or the
+    device copy by reference."""
     t = re.sub(r"\s+", "", stmt)
     word = lambda name: r"(?<![\w.])" + re.escape(name) + r"(?![\w])"
     if not t:
@@ -888,6 +889,9 @@ def form_in(stmt, n):
     for name, form in ((f"*pin_{n}", "p"), (f"h_{n}", "h"), (f"o_{n}", "o")):
         if re.search(word(name), t):
             return form
+    # The value form: a map beside the device copy that each copy assigns.
+    if re.search(r"(?<![\w.])d_%d_value\d*(?![\w])" % n, t):
+        return "snapshot"
     device = [spelling.format(n=n) for _, spelling in DEVICE_NAMES.values()]
     if "args[]" in t:
         # An argument array holds the argument's address: `&d` is d by

@@ -1,0 +1,160 @@
+// The storage rule's value form (DeviceStorage.h): a device copy that a
+// kernel writes stays on the device for that kernel, and a host CUtensorMap
+// beside it takes what each whole copy writes; every other launch passes
+// that value, the snapshot a retargeted `*d` would hold.
+#include "DeviceStorage.h"
+
+#include "StorageIndex.h"
+
+#include "../core/CudaApi.h"
+
+#include "clang/Basic/IdentifierTable.h"
+#include "clang/AST/StmtVisitor.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+
+namespace tma::analysis {
+
+namespace {
+/// The whitespace that starts the line \p Loc is on, up to the first other
+/// character.
+std::string indentOf(SourceLocation Loc, const SourceManager &SM) {
+  auto [File, Offset] = SM.getDecomposedLoc(SM.getExpansionLoc(Loc));
+  llvm::StringRef Buffer = SM.getBufferData(File);
+  size_t Start = Buffer.rfind('\n', Offset ? Offset - 1 : 0);
+  Start = Start == llvm::StringRef::npos ? 0 : Start + 1;
+  size_t End = Start;
+  while (End < Buffer.size() && (Buffer[End] == ' ' || Buffer[End] == '\t'))
+    ++End;
+  return Buffer.slice(Start, End).str();
+}
+
+/// The variable `cudaMalloc(&v, ...)` allocates into, or null.
+const VarDecl *allocatedVariable(const CallExpr *Call) {
+  const CudaApi *Api = cudaApiOf(Call);
+  if (!Api || Api->Dest < 0 || Call->getNumArgs() <= unsigned(Api->Dest))
+    return nullptr;
+  const auto *U = dyn_cast<UnaryOperator>(Call->getArg(Api->Dest)->IgnoreParenCasts());
+  if (!U || U->getOpcode() != UO_AddrOf)
+    return nullptr;
+  const auto *R = dyn_cast<DeclRefExpr>(U->getSubExpr()->IgnoreParenImpCasts());
+  return R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+}
+} // namespace
+
+bool DeviceStorage::valueForm(Group &G) {
+  std::string Name = "'" + G.R.Name + "'";
+  auto Refuse = [&](const Stmt *At, const std::string &Why) {
+    return refuse(G, At, "the value form cannot keep " + Name + " for the kernels that write it: " +
+                             Why);
+  };
+  const FunctionDecl *Main = localTo(G);
+  if (!Main || G.AllocCalls.size() != 1 || G.AllocCalls.front().second != Main ||
+      G.WholeCopies.empty() || !G.PointerCopies.empty() || !In.ReachesAvoiding || !In.DominatedBy ||
+      !In.MayBeHeld)
+    return refuse(G, G.AllocCalls.empty() ? nullptr : G.AllocCalls.front().first,
+                  "the value form needs the device copy allocated and copied into in one function "
+                  "whose locals hold it");
+  for (const Group::Op &O : G.Ops)
+    if (O.Fn != Main || !O.Call)
+      return Refuse(O.Call, "it is used in another function");
+  const CallExpr *Alloc = G.AllocCalls.front().first;
+  const VarDecl *Root = allocatedVariable(Alloc);
+  // The declaration statement of the allocated variable, in a block.
+  const DeclStmt *RootDecl = nullptr;
+  const CompoundStmt *Scope = nullptr;
+  std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
+    if (!S || RootDecl)
+      return;
+    if (const auto *DS = dyn_cast<DeclStmt>(S); DS && DS->isSingleDecl() && DS->getSingleDecl() == Root) {
+      Scope = dyn_cast_or_null<CompoundStmt>(parent(Main, DS));
+      RootDecl = Scope ? DS : nullptr;
+      return;
+    }
+    for (const Stmt *C : S->children())
+      Find(C);
+  };
+  if (Root && Root->hasLocalStorage() && !isa<ParmVarDecl>(Root))
+    Find(Main->getBody());
+  if (!RootDecl)
+    return Refuse(Alloc, "the allocated variable is not declared alone in a block");
+  SourceManager &SM = Ctx.getSourceManager();
+  auto Within = [&](const Stmt *S) {
+    return SM.isBeforeInTranslationUnit(RootDecl->getEndLoc(), S->getBeginLoc()) &&
+           SM.isBeforeInTranslationUnit(S->getEndLoc(), Scope->getRBracLoc());
+  };
+  // Copies that run at their call replace every earlier write.
+  std::vector<const Stmt *> AtCall;
+  for (const Group::WholeCopy &C : G.WholeCopies) {
+    if (!isa_and_nonnull<CompoundStmt>(parent(Main, C.Call)) || !Within(C.Call))
+      return Refuse(C.Call, "this copy is not a statement of its own in the allocated variable's block");
+    if (!In.MayBeHeld(C.Call, Main))
+      AtCall.push_back(C.Call);
+  }
+  std::set<const CallExpr *> Whole;
+  for (const Group::WholeCopy &C : G.WholeCopies)
+    Whole.insert(C.Call);
+  for (const RetargetedLaunch &L : G.R.Launches)
+    if (L.Bare.File.empty())
+      return refuse(G, nullptr, "the value form edits only launches that name the device copy as an "
+                                "argument");
+  for (const Group::Op &L : G.Ops) {
+    if (!L.Launch)
+      continue;
+    if (!Within(L.Call))
+      return Refuse(L.Call, "this launch is outside the allocated variable's block");
+    if (!In.DominatedBy(AtCall, L.Call, Main) || In.ReachesAvoiding(Alloc, L.Call, AtCall, Main))
+      return Refuse(L.Call, "this launch may run before a copy that runs at its call has written "
+                            "the device copy");
+    // No write the form leaves on the device may reach the launch before
+    // a whole copy replaces it.
+    for (const Group::Op &W : G.Ops)
+      if (!W.Launch && !Whole.count(W.Call) && In.ReachesAvoiding(W.Call, L.Call, AtCall, Main))
+        return Refuse(W.Call, "this write of the device copy may be read by the launch at line " +
+                                  std::to_string(SM.getExpansionLineNumber(L.Call->getBeginLoc())));
+  }
+  // A name no identifier of the unit spells.
+  std::string Value = Root->getNameAsString() + "_value";
+  for (unsigned N = 2; Ctx.Idents.find(Value) != Ctx.Idents.end(); ++N)
+    Value = Root->getNameAsString() + "_value" + std::to_string(N);
+  std::optional<CharSourceRange> DeclEnd = ST.fileRange(RootDecl->getEndLoc());
+  if (!DeclEnd)
+    return Refuse(RootDecl, "its declaration is spelled inside a macro body");
+  std::string DeclIndent = indentOf(RootDecl->getBeginLoc(), SM);
+  // The edits: nothing on the allocation, the frees, the partial writes;
+  // after each whole copy, the assignment of what it copies; the launches
+  // pass the value; the value declared after the allocated variable.
+  std::map<SourcePoint, const Group::WholeCopy *> CopyAt;
+  for (const Group::WholeCopy &C : G.WholeCopies)
+    CopyAt[ST.point(C.Call->getBeginLoc())] = &C;
+  for (HostUse &U : G.R.Uses) {
+    if (U.Kind == HostUseKind::Other || U.Kind == HostUseKind::Launch)
+      continue;
+    U.Removal.clear();
+    auto C = CopyAt.find(U.Where);
+    if (U.Kind == HostUseKind::Alloc)
+      U.Removal.push_back(ST.insertBefore(DeclEnd->getEnd(), "\n" + DeclIndent + "CUtensorMap " + Value + ";"));
+    if (U.Kind != HostUseKind::Copy || C == CopyAt.end())
+      continue; // an allocation, a free or a partial write stays as it is
+    SourceLocation Semi = Lexer::findLocationAfterToken(
+        SM.getExpansionLoc(C->second->Call->getEndLoc()), tok::semi, SM, Ctx.getLangOpts(), false);
+    if (Semi.isInvalid())
+      return Refuse(C->second->Call, "the end of this copy's statement is not found");
+    U.Removal.push_back(ST.insertBefore(Semi, "\n" + indentOf(C->second->Call->getBeginLoc(), SM) +
+                                                  Value + " = " + C->second->SourceText + ";"));
+    U.What += " (kept: '" + Value + "' takes what it copies)";
+  }
+  for (RetargetedLaunch &L : G.R.Launches) {
+    L.Edit = L.Bare;
+    L.Edit.Text = Value;
+  }
+  G.R.Mirrored = true;
+  G.R.ValueName = Value;
+  G.R.Kept = G.StayingAt;
+  for (const SourcePoint &P : G.StayingAt)
+    G.R.Touched.erase(P);
+  return true;
+}
+
+} // namespace tma::analysis

@@ -1,0 +1,48 @@
+// H13, the value form: a kernel that writes the device copy keeps its
+// descriptor by reference, and the device copy stays in device memory for
+// it, with its allocation, copies and free. Beside it, a local CUtensorMap
+// takes what each whole copy copies, and every other launch passes that
+// value: the snapshot the device copy holds when the launch reads it, where
+// no write the kernel makes can reach a launch before a copy that runs at
+// its call replaces it. The unsafe twins are refusals/R12-value-form.cu.
+// RUN: %prep
+// RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
+// RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
+// RUN: %nvcc-compile %t.cu
+// RUN: %tma --check %t.cu
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+__global__ void tile(const CUtensorMap *map, unsigned long long *out) { out[0] = map->opaque[0]; }
+// Marks the device copy used: its descriptor stays by reference.
+__global__ void stamp(CUtensorMap *map, unsigned long long v) { map->opaque[15] = v; }
+
+// Stamped after each launch, and uploaded again before the next one.
+void stamped_after_use(const CUtensorMap &src, const CUtensorMap &next, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  tile<<<1, 1>>>(d, out);
+  stamp<<<1, 1>>>(d, 7);
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  tile<<<1, 1>>>(d, out);
+  stamp<<<1, 1>>>(d, 9);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'tile' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-MESSAGES-DAG: warning: descriptor 'map' of kernel 'stamp' is left by reference
+// CHECK-FIXES-LABEL: void stamped_after_use(
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap *d;
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap d_value;
+// CHECK-FIXES-NEXT: {{^}}  cudaMalloc(&d, sizeof(CUtensorMap));
+// CHECK-FIXES-NEXT: {{^}}  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+// CHECK-FIXES-NEXT: {{^}}  d_value = src;
+// CHECK-FIXES-NEXT: {{^}}  tile<<<1, 1>>>(d_value, out);
+// CHECK-FIXES-NEXT: {{^}}  stamp<<<1, 1>>>(d, 7);
+// CHECK-FIXES-NEXT: {{^}}  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+// CHECK-FIXES-NEXT: {{^}}  d_value = next;
+// CHECK-FIXES-NEXT: {{^}}  tile<<<1, 1>>>(d_value, out);
+// CHECK-FIXES-NEXT: {{^}}  stamp<<<1, 1>>>(d, 9);
+// CHECK-FIXES-NEXT: {{^}}  cudaDeviceSynchronize();
+// CHECK-FIXES-NEXT: {{^}}  cudaFree(d);

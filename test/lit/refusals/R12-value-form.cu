@@ -1,0 +1,43 @@
+// R12, the value form (tma-105): the unsafe twins of
+// patterns/H13-value-form.cu. A kernel's write of the device copy that a
+// launch reads with no copy between them, and one that the next round of a
+// loop reads: the launches stay by reference, the refusal names the kernel
+// that writes the device copy, and the file is left as it is.
+// RUN: %prep
+// RUN: %tma %t.cu 2>&1 | %FileCheck %s
+// RUN: cmp %t.cu %t.orig.cu
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+__global__ void tile(const CUtensorMap *map, unsigned long long *out) { out[0] = map->opaque[0]; }
+__global__ void looped(const CUtensorMap *map, unsigned long long *out) { out[1] = map->opaque[1]; }
+__global__ void stamp(CUtensorMap *map, unsigned long long v) { map->opaque[15] = v; }
+__global__ void mark(CUtensorMap *map, unsigned long long v) { map->opaque[14] = v; }
+
+// Stamped between the copy and the launch: the launch reads the stamp.
+void stamped_before_use(const CUtensorMap &src, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  stamp<<<1, 1>>>(d, 7);
+  tile<<<1, 1>>>(d, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'tile' is left by reference: the device copy passed here is also passed to 'stamp', whose descriptor stays by reference and may be changed on the device [tma-105]
+// CHECK-DAG: :[[@LINE-6]]:19: note: 'stamp' is launched with it here
+
+// Marked after the launch, in a loop with no copy: the next round reads it.
+void marked_in_loop(const CUtensorMap &src, int rounds, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  for (int i = 0; i < rounds; ++i) {
+    looped<<<1, 1>>>(d, out);
+    mark<<<1, 1>>>(d, i);
+  }
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'looped' is left by reference: the device copy passed here is also passed to 'mark', whose descriptor stays by reference and may be changed on the device [tma-105]
+// CHECK-DAG: :[[@LINE-6]]:20: note: 'mark' is launched with it here

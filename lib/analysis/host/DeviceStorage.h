@@ -295,6 +295,14 @@ private:
   /// call: the order the streams run them in does not matter
   /// (host/StorageStreamTime.cpp).
   bool holdsOneValue(Group &G);
+  /// The group's whole copies made in \p Main that run at their call (on
+  /// no stream that may be held).
+  std::vector<const clang::Stmt *> copiesAtCall(Group &G, const clang::FunctionDecl *Main);
+  /// The first launch of the group (where \p Main makes it) that may run
+  /// before one of \p AtCall has written the device copy since its
+  /// allocation; null when every launch comes after such a copy.
+  const clang::Stmt *launchBeforeACopy(Group &G, const clang::FunctionDecl *Main,
+                                       llvm::ArrayRef<const clang::Stmt *> AtCall);
   /// The value form, for a group whose kernels that write the device copy
   /// stay by reference: the device copy, its allocation, copies, frees and
   /// those kernels' launches stay as they are; a local `CUtensorMap`

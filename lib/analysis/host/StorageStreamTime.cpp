@@ -250,38 +250,49 @@ bool DeviceStorage::holdsOneValue(Group &G) {
   const VarDecl *Source = G.WholeCopies.front().Source;
   if (!Source || Source->getDeclContext() != Main)
     return false;
-  std::vector<const Stmt *> AtCall; // copies that run at their call
-  for (const Group::WholeCopy &C : G.WholeCopies) {
+  for (const Group::WholeCopy &C : G.WholeCopies)
     if (C.Source != Source || C.Fn != Main)
       return false;
-    if (!In.MayBeHeld(C.Call, C.Fn))
-      AtCall.push_back(C.Call);
-  }
   // Unchanged between any copy and any copy that may run after it (itself
   // again, in a loop): each writes the value the first one wrote.
   for (const Group::WholeCopy &From : G.WholeCopies)
     for (const Group::WholeCopy &To : G.WholeCopies)
       if (!In.HostUnchangedBetween(Source, From.Call, To.Call, Main))
         return false;
-  // Every launch after a copy that has written its allocation: a launch
-  // that may run before every copy lands, or after a new allocation no
-  // copy has written yet, reads what the device memory held before.
+  if (launchBeforeACopy(G, Main, copiesAtCall(G, Main)))
+    return false;
+  G.OneValue = true;
+  return true;
+}
+
+std::vector<const Stmt *> DeviceStorage::copiesAtCall(Group &G, const FunctionDecl *Main) {
+  std::vector<const Stmt *> AtCall;
+  for (const Group::WholeCopy &C : G.WholeCopies)
+    if (C.Fn == Main && !In.MayBeHeld(C.Call, C.Fn))
+      AtCall.push_back(C.Call);
+  return AtCall;
+}
+
+const Stmt *DeviceStorage::launchBeforeACopy(Group &G, const FunctionDecl *Main,
+                                             llvm::ArrayRef<const Stmt *> AtCall) {
+  // A launch that may run before every copy lands, or after a new
+  // allocation no copy has written yet, reads what the device memory held
+  // before.
   for (const Group::Op &O : G.Ops) {
     if (!O.Launch)
       continue;
     std::vector<const Stmt *> Anchors = anchorsIn(Main, O.Call, O.Fn);
     if (Anchors.empty())
-      return false;
+      return O.Call ? O.Call : Main->getBody();
     for (const Stmt *A : Anchors) {
       if (!In.DominatedBy(AtCall, A, Main))
-        return false;
+        return A;
       for (auto [Alloc, Fn] : G.AllocCalls)
         if (Fn != Main || In.ReachesAvoiding(Alloc, A, AtCall, Main))
-          return false;
+          return A;
     }
   }
-  G.OneValue = true;
-  return true;
+  return nullptr;
 }
 
 } // namespace tma::analysis

@@ -9,7 +9,6 @@
 #include "../core/CudaApi.h"
 
 #include "clang/Basic/IdentifierTable.h"
-#include "clang/AST/StmtVisitor.h"
 #include "clang/Lex/Lexer.h"
 
 using namespace clang;
@@ -84,17 +83,17 @@ bool DeviceStorage::valueForm(Group &G) {
     return SM.isBeforeInTranslationUnit(RootDecl->getEndLoc(), S->getBeginLoc()) &&
            SM.isBeforeInTranslationUnit(S->getEndLoc(), Scope->getRBracLoc());
   };
-  // Copies that run at their call replace every earlier write.
-  std::vector<const Stmt *> AtCall;
+  std::set<const CallExpr *> Whole;
   for (const Group::WholeCopy &C : G.WholeCopies) {
     if (!isa_and_nonnull<CompoundStmt>(parent(Main, C.Call)) || !Within(C.Call))
       return Refuse(C.Call, "this copy is not a statement of its own in the allocated variable's block");
-    if (!In.MayBeHeld(C.Call, Main))
-      AtCall.push_back(C.Call);
-  }
-  std::set<const CallExpr *> Whole;
-  for (const Group::WholeCopy &C : G.WholeCopies)
     Whole.insert(C.Call);
+  }
+  // Copies that run at their call replace every earlier write.
+  std::vector<const Stmt *> AtCall = copiesAtCall(G, Main);
+  if (const Stmt *Early = launchBeforeACopy(G, Main, AtCall))
+    return Refuse(Early, "this launch may run before a copy that runs at its call has written "
+                         "the device copy");
   for (const RetargetedLaunch &L : G.R.Launches)
     if (L.Bare.File.empty())
       return refuse(G, nullptr, "the value form edits only launches that name the device copy as an "
@@ -104,9 +103,6 @@ bool DeviceStorage::valueForm(Group &G) {
       continue;
     if (!Within(L.Call))
       return Refuse(L.Call, "this launch is outside the allocated variable's block");
-    if (!In.DominatedBy(AtCall, L.Call, Main) || In.ReachesAvoiding(Alloc, L.Call, AtCall, Main))
-      return Refuse(L.Call, "this launch may run before a copy that runs at its call has written "
-                            "the device copy");
     // No write the form leaves on the device may reach the launch before
     // a whole copy replaces it.
     for (const Group::Op &W : G.Ops)

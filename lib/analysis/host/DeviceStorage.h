@@ -295,6 +295,23 @@ private:
   /// call: the order the streams run them in does not matter
   /// (host/StorageStreamTime.cpp).
   bool holdsOneValue(Group &G);
+  /// Do the writes \p Writes of the group, all made in \p Main, write one
+  /// value: each a whole copy of one local host map of Main (read at its
+  /// call, not through a pointer) that the object proof shows unchanged
+  /// between any two of them, itself again included (host/StorageStreamTime.cpp)?
+  bool writeOneValue(Group &G, const clang::FunctionDecl *Main,
+                     std::vector<const clang::Stmt *> Writes);
+  /// The writes of the group that may be the last one made before \p At
+  /// in \p Main; none when a path reaches \p At with no write, or a write is
+  /// made in another function.
+  std::vector<const clang::Stmt *> lastWritesBefore(Group &G, const clang::FunctionDecl *Main,
+                                                    const clang::Stmt *At);
+  /// Does the write \p W, wherever it runs against the launch made at \p
+  /// Launch, write the value the retargeted launch passes there: the one
+  /// the writes that may be last before the launch write, and, for a write
+  /// that may be held, those that may be last before it?
+  bool writeMatchesLaunch(Group &G, const clang::FunctionDecl *Main, const clang::Stmt *W,
+                          const clang::Stmt *Launch);
   /// The group's whole copies made in \p Main that run at their call (on
   /// no stream that may be held).
   std::vector<const clang::Stmt *> copiesAtCall(Group &G, const clang::FunctionDecl *Main);

@@ -203,7 +203,9 @@ bool DeviceStorage::capturedLaunchesAgree(Group &G) {
         if (W.Fn != Cap->Fn)
           return refuse(G, W.Call, Name + " is written in another function, which may run between "
                                           "the capture of a launch into a CUDA graph and its replay");
-        if (In.Between(O.Call, Replay, W.Call, Cap->Fn))
+        // A write of the value the launch was captured with changes nothing.
+        if (In.Between(O.Call, Replay, W.Call, Cap->Fn) &&
+            !writeMatchesLaunch(G, Cap->Fn, W.Call, O.Call))
           return refuse(G, W.Call,
                         Name + " is written here, between the capture of a launch into a CUDA graph "
                                "and its replay, which reads it then, where the retargeted launch "

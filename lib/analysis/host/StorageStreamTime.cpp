@@ -122,6 +122,13 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
   std::string Hold = In.StreamHold ? " (" + In.StreamHold() + ")" : std::string();
   auto What = [&](const Placed &P) { return (P.Op->Launch ? "launch of " : "write of ") + Name; };
   auto Line = [&](const Stmt *S) { return std::to_string(ST.point(S->getBeginLoc()).Line); };
+  // Out of order or not, two writes of one value, or a write of the value
+  // the retargeted launch passes, leave each launch reading what it did.
+  auto SameValue = [&](const Placed &A, const Stmt *At, const Placed &B, const Stmt *Bt) {
+    if (A.Writes && B.Writes)
+      return writeOneValue(G, Main, {At, Bt});
+    return A.Writes ? writeMatchesLaunch(G, Main, At, Bt) : writeMatchesLaunch(G, Main, Bt, At);
+  };
   for (const Placed &A : Ops) {
     if (!A.Held)
       continue;
@@ -140,7 +147,7 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
           continue;
         for (const Stmt *Bt : B.Anchors)
           if (In.ReachesAvoiding(At, Bt, Waits, Main) &&
-              (!A.Writes || !B.Writes || LaunchAfter(Bt)))
+              (!A.Writes || !B.Writes || LaunchAfter(Bt)) && !SameValue(A, At, B, Bt))
             return No(Bt, "this " + What(B) + " may run before the " + What(A) + " at line " +
                               Line(At) + ", which waits on a stream that may be held" + Hold +
                               " until a host wait covers it, where the retargeted text makes each "
@@ -263,6 +270,69 @@ bool DeviceStorage::holdsOneValue(Group &G) {
     return false;
   G.OneValue = true;
   return true;
+}
+
+bool DeviceStorage::writeOneValue(Group &G, const FunctionDecl *Main,
+                                  std::vector<const Stmt *> Writes) {
+  if (Writes.empty() || !In.HostUnchangedBetween)
+    return false;
+  const VarDecl *Source = nullptr;
+  for (const Stmt *W : Writes) {
+    auto C = llvm::find_if(G.WholeCopies, [&](const Group::WholeCopy &X) { return X.Call == W; });
+    bool ThroughPointer =
+        llvm::any_of(G.PointerCopies, [&](const Group::PointerCopy &X) { return X.Call == W; });
+    if (C == G.WholeCopies.end() || ThroughPointer || C->Fn != Main || !C->Source ||
+        C->Source->getDeclContext() != Main || (Source && C->Source != Source))
+      return false;
+    Source = C->Source;
+  }
+  for (const Stmt *From : Writes)
+    for (const Stmt *To : Writes)
+      if (!In.HostUnchangedBetween(Source, From, To, Main))
+        return false;
+  return true;
+}
+
+std::vector<const Stmt *> DeviceStorage::lastWritesBefore(Group &G, const FunctionDecl *Main,
+                                                          const Stmt *At) {
+  std::vector<const Stmt *> Writes;
+  for (const Group::Op &O : G.Ops) {
+    if (O.Launch)
+      continue;
+    if (O.Fn != Main || !O.Call)
+      return {};
+    Writes.push_back(O.Call);
+  }
+  if (!In.DominatedBy || !In.DominatedBy(Writes, At, Main))
+    return {};
+  std::vector<const Stmt *> Last;
+  for (const Stmt *X : Writes) {
+    std::vector<const Stmt *> Others;
+    for (const Stmt *Y : Writes)
+      if (Y != X)
+        Others.push_back(Y);
+    if (In.ReachesAvoiding(X, At, Others, Main))
+      Last.push_back(X);
+  }
+  return Last;
+}
+
+bool DeviceStorage::writeMatchesLaunch(Group &G, const FunctionDecl *Main, const Stmt *W,
+                                       const Stmt *Launch) {
+  const auto *Call = dyn_cast<CallExpr>(W);
+  std::vector<const Stmt *> Set = lastWritesBefore(G, Main, Launch);
+  if (!Call || Set.empty())
+    return false;
+  // A held write may run after a launch made later, which then reads what
+  // was there before it.
+  if (In.MayBeHeld(Call, Main)) {
+    std::vector<const Stmt *> Before = lastWritesBefore(G, Main, W);
+    if (Before.empty())
+      return false;
+    llvm::append_range(Set, Before);
+  }
+  Set.push_back(W);
+  return writeOneValue(G, Main, Set);
 }
 
 std::vector<const Stmt *> DeviceStorage::copiesAtCall(Group &G, const FunctionDecl *Main) {

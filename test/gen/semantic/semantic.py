@@ -1051,7 +1051,7 @@ def main():
                 for d in dims:
                     census[d] = census.get(d, 0) + 1
                 key = ", ".join(sorted(d for d in dims if d.startswith("device write") or d in ("held", "graph")))
-                combos[key or "none of these"] = combos.get(key or "none of these", 0) + 1
+                combos.setdefault(key or "none of these", []).append(p.n)
             if p.statically_safe():
                 safe += len(p.launches)
     new = {k: v for k, v in found.items() if known.get(k) != v}
@@ -1086,8 +1086,9 @@ def main():
         print(f"over-careful by note: {count:6d}  {note}")
     for dim, count in sorted(census.items(), key=lambda kv: (-kv[1], kv[0])):
         print(f"over-careful programs using: {count:6d}  {dim}")
-    for key, count in sorted(combos.items(), key=lambda kv: (-kv[1], kv[0])):
-        print(f"over-careful programs with exactly: {count:6d}  {key}")
+    for key, programs in sorted(combos.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        print(f"over-careful programs with exactly: {len(programs):6d}  {key} (programs " +
+              ", ".join(map(str, programs[:8])) + (", ..." if len(programs) > 8 else "") + ")")
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if new or gone or failed_runs else 0

@@ -6,7 +6,11 @@
 // copy writes, and each launch reads, the value the retargeted `*d` holds
 // at the launch's call. An upload repeated before each replay of a graph,
 // and a second upload of the same map while a launch waits on a held
-// stream, are rewritten. The unsafe twins are refusals/R12-one-value.cu.
+// stream, are rewritten. Where the group copies another map too, a write
+// that may run out of order with a launch is still no hazard when it writes
+// the value that launch passes: each copy that may be the last made before
+// the launch, and the write, copy one local map unchanged between any two
+// of them. The unsafe twins are refusals/R12-one-value.cu.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
 // RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
@@ -80,3 +84,68 @@ void reupload_while_held(const CUtensorMap &src, volatile int *flag, const int *
 // CHECK-FIXES-NEXT: {{^}}  held<<<1, 1, 0, s>>>(*d, out);
 // CHECK-FIXES-NEXT: {{^}}  *d = h;
 // CHECK-FIXES: {{^}}  held<<<1, 1, 0, s>>>(*d, out);
+
+// The same map uploaded again while a launch waits; another map only after
+// a wait covers the held stream.
+void same_value_then_another(const CUtensorMap &src, const CUtensorMap &next, volatile int *flag,
+                             const int *dflag, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  CUtensorMap h = src, o = next;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  held<<<1, 1, 0, s>>>(d, out);
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  cudaMemcpy(d, &o, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  held<<<1, 1, 0, s>>>(d, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaStreamDestroy(s);
+}
+// CHECK-FIXES-LABEL: void same_value_then_another(
+// CHECK-FIXES: {{^}}  *d = h;
+// CHECK-FIXES-NEXT: {{^}}  spin<<<1, 1, 0, s>>>(dflag);
+// CHECK-FIXES-NEXT: {{^}}  held<<<1, 1, 0, s>>>(*d, out);
+// CHECK-FIXES-NEXT: {{^}}  *d = h;
+// CHECK-FIXES: {{^}}  *d = o;
+// CHECK-FIXES-NEXT: {{^}}  held<<<1, 1, 0, s>>>(*d, out);
+
+// The captured map uploaded again before each replay; another map for a
+// launch on the legacy stream once the replays are done.
+void replays_then_another(const CUtensorMap &src, const CUtensorMap &next, int steps,
+                          unsigned long long *out) {
+  CUtensorMap h = src, o = next;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+  tile<<<1, 1, 0, s>>>(d, out);
+  cudaStreamEndCapture(s, &graph);
+  cudaGraphInstantiate(&exec, graph, 0);
+  for (int i = 0; i < steps; ++i) {
+    cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+    cudaGraphLaunch(exec, s);
+  }
+  cudaStreamSynchronize(s);
+  cudaMemcpy(d, &o, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  tile<<<1, 1>>>(d, out);
+  cudaDeviceSynchronize();
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+  cudaFree(d);
+}
+// CHECK-FIXES-LABEL: void replays_then_another(
+// CHECK-FIXES: {{^}}  tile<<<1, 1, 0, s>>>(*d, out);
+// CHECK-FIXES: {{^}}    *d = h;
+// CHECK-FIXES-NEXT: {{^}}    cudaGraphLaunch(exec, s);
+// CHECK-FIXES: {{^}}  *d = o;
+// CHECK-FIXES-NEXT: {{^}}  tile<<<1, 1>>>(*d, out);

@@ -3,7 +3,9 @@
 // while a launch of the device copy waits on a held stream, or between the
 // capture of a launch and a replay that follows an upload; and the first
 // upload is itself queued on a held stream, so a launch on another stream
-// may run before any upload has landed. Each refusal names the operation
+// may run before any upload has landed. A write of another map while a
+// launch waits, or before a replay, is refused though the same map is
+// uploaded elsewhere too. Each refusal names the operation
 // that runs out of order, and the file is left as it is.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
@@ -18,6 +20,8 @@ __global__ void spin(const volatile int *flag) {
 __global__ void tile(const CUtensorMap *map, unsigned long long *out) { out[0] = map->opaque[0]; }
 __global__ void held(const CUtensorMap *map, unsigned long long *out) { out[1] = map->opaque[5]; }
 __global__ void early(const CUtensorMap *map, unsigned long long *out) { out[2] = map->opaque[3]; }
+__global__ void waits(const CUtensorMap *map, unsigned long long *out) { out[3] = map->opaque[7]; }
+__global__ void replayed(const CUtensorMap *map, unsigned long long *out) { out[4] = map->opaque[9]; }
 
 // The map changes after each replay: the next upload copies another value.
 void changed_between_replays(const CUtensorMap &src, int steps, unsigned long long *out) {
@@ -92,3 +96,55 @@ void first_upload_held(const CUtensorMap &src, volatile int *flag, const int *df
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'early' is left by reference
 // CHECK-DAG: :[[@LINE-10]]:3: note: also: the storage rule cannot retarget it: this launch of 'd' may run before the write of 'd' at line [[@LINE-11]], which waits on a stream that may be held
+
+// Another map uploaded while the launch waits: it may read that one, where
+// the retargeted launch passes the first.
+void another_while_held(const CUtensorMap &src, const CUtensorMap &next, volatile int *flag,
+                        const int *dflag, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  CUtensorMap h = src, o = next;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  waits<<<1, 1, 0, s>>>(d, out);
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaMemcpy(d, &o, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  *flag = 1;
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaStreamDestroy(s);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'waits' is left by reference
+// CHECK-DAG: :[[@LINE-7]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-9]]
+
+// Another map uploaded before each replay of a launch captured with the
+// first.
+void another_before_replay(const CUtensorMap &src, const CUtensorMap &next, int steps,
+                           unsigned long long *out) {
+  CUtensorMap h = src, o = next;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+  replayed<<<1, 1, 0, s>>>(d, out);
+  cudaStreamEndCapture(s, &graph);
+  cudaGraphInstantiate(&exec, graph, 0);
+  for (int i = 0; i < steps; ++i) {
+    cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+    cudaMemcpy(d, &o, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+    cudaGraphLaunch(exec, s);
+  }
+  cudaStreamSynchronize(s);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'replayed' is left by reference
+// CHECK-DAG: :[[@LINE-10]]:5: note: also: the storage rule cannot retarget it: 'd' is written here, between the capture of a launch into a CUDA graph and its replay

@@ -649,7 +649,7 @@ bool DeviceStorage::classifyPointerUse(Group &G, const StorageNode &N, const Sto
   const Stmt *Addressed = climb(Cur, [&](const Stmt *S) { return parent(R.Fn, S); }, parens).Parent;
   if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Addressed); UO && UO->getOpcode() == UO_AddrOf) {
     if (auto Slot = In.ArraySlotOf ? In.ArraySlotOf(R.E) : std::nullopt)
-      return classifyArraySlot(G, UO, R.E, Slot->first, Slot->second);
+      return classifyArraySlot(G, UO, R.E, Slot->first, Slot->second, R.Fn);
     return classifyAlloc(G, N, UO, R);
   }
   // Climb what passes the pointer on unchanged.
@@ -842,10 +842,38 @@ bool DeviceStorage::copiedOnlyWhenAllocated(Group &G) {
   return false;
 }
 
+/// The function that declares the class of the field \p N, when every use
+/// of the field names an automatic local object of that function (`s.p`)
+/// there, and every value stored into it is stored there: only that
+/// function's call reaches the objects whose field it is.
+static const FunctionDecl *localClassOwner(const StorageNode &N) {
+  const auto *F = dyn_cast_or_null<FieldDecl>(N.D);
+  const auto *RD = F ? dyn_cast<CXXRecordDecl>(F->getParent()) : nullptr;
+  const auto *Fn = RD && !RD->isLambda() ? dyn_cast<FunctionDecl>(RD->getDeclContext()) : nullptr;
+  if (!Fn)
+    return nullptr;
+  for (const StorageRef &R : N.Uses) {
+    const auto *ME = dyn_cast_or_null<MemberExpr>(R.E);
+    const auto *Base =
+        ME && !ME->isArrow() ? dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts()) : nullptr;
+    const auto *V = Base ? dyn_cast<VarDecl>(Base->getDecl()) : nullptr;
+    if (!V || R.Fn != Fn || V->getDeclContext() != Fn || !V->hasLocalStorage() ||
+        V->isStaticLocal() || isa<ParmVarDecl>(V) || V->getType()->isReferenceType())
+      return nullptr;
+  }
+  for (const StorageRef &R : N.Defs)
+    if (R.Fn != Fn)
+      return nullptr;
+  return Fn;
+}
+
 const FunctionDecl *DeviceStorage::localOf(const StorageNode &N) {
   // Only the function's code reaches its locals: its own streams count. An
   // element is its container's (a local whose every use is a constant
-  // index: closeContainers).
+  // index: closeContainers); a field, that of the class the function
+  // declares, when only its own locals are such objects.
+  if (N.K == StorageNode::Field)
+    return localClassOwner(N);
   const auto *V = dyn_cast_or_null<VarDecl>(N.D);
   const auto *Fn = V ? dyn_cast<FunctionDecl>(V->getDeclContext()) : nullptr;
   bool Named = N.K == StorageNode::Variable || N.K == StorageNode::Parameter ||

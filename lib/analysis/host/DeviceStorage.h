@@ -63,10 +63,14 @@ struct RetargetedLaunch {
   unsigned Index;
   SourcePoint Where;
   TextEdit Edit; // the argument becomes `*p`
-  /// The argument as written, to be replaced whole (the value form's
-  /// name); empty for a launch the value form does not edit (an argument
-  /// array's slot, a launch through a function pointer).
+  /// The argument as written, to be replaced whole by its text (empty, or
+  /// `&` for an argument array's slot) followed by the value form's name;
+  /// unset for a launch the value form does not edit (one through a
+  /// function pointer).
   TextEdit Bare;
+  /// The function that makes the launch (a launcher's own launch: the
+  /// launcher).
+  const clang::FunctionDecl *Fn = nullptr;
 };
 
 /// A storage group retargeted to host memory: its storage keeps its shape
@@ -204,7 +208,8 @@ private:
 
   const clang::Stmt *parent(const clang::FunctionDecl *Fn, const clang::Stmt *S);
   bool classifyArraySlot(Group &G, const clang::UnaryOperator *Addr, const clang::Expr *Storage,
-                         const clang::FunctionDecl *Kernel, unsigned Index);
+                         const clang::FunctionDecl *Kernel, unsigned Index,
+                         const clang::FunctionDecl *Fn);
   std::string elementOf(const clang::Expr *E);
   bool isDriverAddress(const clang::ExplicitCastExpr *EC, const clang::FunctionDecl *Fn);
   /// The storage \p E reads (a variable, a field, a call's result), if any.
@@ -227,11 +232,13 @@ private:
   /// group is copied into once, outside any loop in its scope, and not
   /// again by a later call. False (refused) otherwise.
   bool copiedOnceForOtherStreams(Group &G);
-  /// The function whose locals (variables, and elements of its local
-  /// containers) every storage of the group is, or null.
+  /// The function whose locals (variables, elements of its local
+  /// containers, fields of its local objects) every storage of the group
+  /// is, or null.
   const clang::FunctionDecl *localTo(Group &G);
-  /// The function whose local variable, closed local element or parameter
-  /// \p N is (storage each call of it makes anew), or null.
+  /// The function whose local variable, closed local element, parameter or
+  /// field of a class it declares, held only by its automatic locals, \p N
+  /// is (storage each call of it makes anew), or null.
   const clang::FunctionDecl *localOf(const StorageNode &N);
   /// Stream time, operation by operation (host/StorageStreamTime.cpp): an
   /// operation of the group on a stream that may be held runs at some time
@@ -332,6 +339,13 @@ private:
   /// the stream and graph rules asked of every write). False (refused)
   /// otherwise; on success it rewrites the group's edits.
   bool valueForm(Group &G);
+  /// The function the value form keeps the group in: the one that
+  /// allocates it, when every storage is its local or a parameter of a
+  /// launcher only it calls; else null.
+  const clang::FunctionDecl *valueFormScope(Group &G);
+  /// Is \p Fn a function other than \p Main that only Main calls, each call
+  /// direct (callsFrom)?
+  bool launcherOf(const clang::FunctionDecl *Main, const clang::FunctionDecl *Fn);
   /// Is the group's one copy made only right after an allocation: inside
   /// the `then` of a null test of a member that allocates into it
   /// (`if (!d) { cudaMalloc(&d, ...); cudaMemcpy(d, ...); }`)?

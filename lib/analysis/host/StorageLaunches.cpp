@@ -20,7 +20,8 @@ namespace tma::analysis {
 /// `&p` as a slot of a launch's argument array (`void *args[] = {&p, ...}`):
 /// the slot then takes `p` itself, the address of the host descriptor.
 bool DeviceStorage::classifyArraySlot(Group &G, const UnaryOperator *Addr, const Expr *Storage,
-                                      const FunctionDecl *Kernel, unsigned Index) {
+                                      const FunctionDecl *Kernel, unsigned Index,
+                                      const FunctionDecl *Fn) {
   std::optional<CharSourceRange> Slot = ST.fileRange(Addr->getSourceRange());
   // The slot's operand as written, parentheses included: `&(*o)` takes `(*o)`.
   std::optional<CharSourceRange> Named = ST.fileRange(Addr->getSubExpr()->getSourceRange());
@@ -32,7 +33,8 @@ bool DeviceStorage::classifyArraySlot(Group &G, const UnaryOperator *Addr, const
   QualType T = Storage->getType();
   bool Cast = T->isIntegerType() || T->getPointeeType().isConstQualified();
   std::string Text = Cast ? "(void *)" + ST.text(*Named) : ST.text(*Named);
-  G.R.Launches.push_back({Kernel, Index, ST.point(Addr->getBeginLoc()), ST.replace(*Slot, Text)});
+  G.R.Launches.push_back({Kernel, Index, ST.point(Addr->getBeginLoc()), ST.replace(*Slot, Text),
+                          ST.replace(*Slot, "&"), Fn});
   G.enqueuedOn(std::nullopt, false); // the launch that reads the array is not looked at
   // The launches that read the slot, for stream time (none known: held).
   auto Launches = In.ArraySlotLaunches ? In.ArraySlotLaunches(Storage)
@@ -96,7 +98,7 @@ bool DeviceStorage::classifyLaunch(Group &G, const CallExpr *Call, const Expr *C
       return true;
     }
     G.R.Launches.push_back({KL->Kernel, I, ST.point(KL->Args[I]->getBeginLoc()),
-                            derefEdit(KL->Args[I], *Arg), ST.replace(*Arg, "")});
+                            derefEdit(KL->Args[I], *Arg), ST.replace(*Arg, ""), R.Fn});
     G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
     noteLaunch(G, Call, R.Fn);
     G.R.Touched.insert(ST.point(KL->Args[I]->getBeginLoc()));

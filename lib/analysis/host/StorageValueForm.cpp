@@ -42,21 +42,40 @@ const VarDecl *allocatedVariable(const CallExpr *Call) {
 }
 } // namespace
 
+const FunctionDecl *DeviceStorage::valueFormScope(Group &G) {
+  if (G.AllocCalls.size() != 1)
+    return nullptr;
+  const FunctionDecl *Main = G.AllocCalls.front().second;
+  for (const std::string &K : G.Members) {
+    const StorageNode &N = Idx->Nodes[K];
+    const FunctionDecl *Fn = localOf(N);
+    if (!Fn || (Fn != Main && !launcherOf(Main, Fn)) || (Fn == Main && isa<ParmVarDecl>(N.D)))
+      return nullptr;
+  }
+  return Main;
+}
+
+bool DeviceStorage::launcherOf(const FunctionDecl *Main, const FunctionDecl *Fn) {
+  return Fn && Main && Fn != Main && !callsFrom(Main, Fn).empty();
+}
+
 bool DeviceStorage::valueForm(Group &G) {
   std::string Name = "'" + G.R.Name + "'";
   auto Refuse = [&](const Stmt *At, const std::string &Why) {
     return refuse(G, At, "the value form cannot keep " + Name + " for the kernels that write it: " +
                              Why);
   };
-  const FunctionDecl *Main = localTo(G);
+  const FunctionDecl *Main = valueFormScope(G);
   if (!Main || G.AllocCalls.size() != 1 || G.AllocCalls.front().second != Main ||
       G.WholeCopies.empty() || !G.PointerCopies.empty() || !In.ReachesAvoiding || !In.DominatedBy ||
       !In.MayBeHeld)
     return refuse(G, G.AllocCalls.empty() ? nullptr : G.AllocCalls.front().first,
                   "the value form needs the device copy allocated and copied into in one function "
                   "whose locals hold it");
+  // Writes are made in Main; launches there, or in a launcher only Main
+  // calls, whose pointer parameter then takes the value's address.
   for (const Group::Op &O : G.Ops)
-    if (O.Fn != Main || !O.Call)
+    if (!O.Call || (O.Fn != Main && !(O.Launch && launcherOf(Main, O.Fn))))
       return Refuse(O.Call, "it is used in another function");
   const CallExpr *Alloc = G.AllocCalls.front().first;
   const VarDecl *Root = allocatedVariable(Alloc);
@@ -95,20 +114,37 @@ bool DeviceStorage::valueForm(Group &G) {
     return Refuse(Early, "this launch may run before a copy that runs at its call has written "
                          "the device copy");
   for (const RetargetedLaunch &L : G.R.Launches)
-    if (L.Bare.File.empty())
+    if (L.Fn == Main ? L.Bare.File.empty() : !launcherOf(Main, L.Fn))
       return refuse(G, nullptr, "the value form edits only launches that name the device copy as an "
-                                "argument");
+                                "argument, or its launcher's parameter");
   for (const Group::Op &L : G.Ops) {
     if (!L.Launch)
       continue;
-    if (!Within(L.Call))
-      return Refuse(L.Call, "this launch is outside the allocated variable's block");
-    // No write the form leaves on the device may reach the launch before
-    // a whole copy replaces it.
-    for (const Group::Op &W : G.Ops)
-      if (!W.Launch && !Whole.count(W.Call) && In.ReachesAvoiding(W.Call, L.Call, AtCall, Main))
-        return Refuse(W.Call, "this write of the device copy may be read by the launch at line " +
-                                  std::to_string(SM.getExpansionLineNumber(L.Call->getBeginLoc())));
+    for (const Stmt *At : anchorsIn(Main, L.Call, L.Fn)) {
+      if (!Within(At))
+        return Refuse(At, "this launch is outside the allocated variable's block");
+      // No write the form leaves on the device may reach the launch
+      // before a whole copy replaces it.
+      for (const Group::Op &W : G.Ops)
+        if (!W.Launch && !Whole.count(W.Call) && In.ReachesAvoiding(W.Call, At, AtCall, Main))
+          return Refuse(W.Call, "this write of the device copy may be read by the launch at line " +
+                                    std::to_string(SM.getExpansionLineNumber(At->getBeginLoc())));
+    }
+  }
+  // The arguments that hand the device copy to a launcher's parameter.
+  std::vector<std::pair<const Expr *, CharSourceRange>> ToLaunchers;
+  for (const std::string &K : G.Members) {
+    const StorageNode &N = Idx->Nodes[K];
+    if (N.K != StorageNode::Parameter || localOf(N) == Main)
+      continue;
+    for (const StorageRef &R : N.Defs) {
+      std::optional<std::string> Named = storageOf(R.E);
+      std::optional<CharSourceRange> Range = ST.fileRange(R.E->getSourceRange());
+      if (R.Fn != Main || !Named || !G.Members.count(*Named) || !Range)
+        return Refuse(R.E, "this argument hands the launcher something other than the device copy "
+                           "by its name");
+      ToLaunchers.push_back({R.E, *Range});
+    }
   }
   // A name no identifier of the unit spells.
   std::string Value = Root->getNameAsString() + "_value";
@@ -141,9 +177,20 @@ bool DeviceStorage::valueForm(Group &G) {
                                                   Value + " = " + C->second->SourceText + ";"));
     U.What += " (kept: '" + Value + "' takes what it copies)";
   }
+  // A launch in Main passes the value (an argument array's slot, its
+  // address); a launcher's launch stays `*m`, m now the value's address.
   for (RetargetedLaunch &L : G.R.Launches) {
+    if (L.Fn != Main)
+      continue;
     L.Edit = L.Bare;
-    L.Edit.Text = Value;
+    L.Edit.Text = L.Bare.Text + Value;
+  }
+  for (const auto &[Arg, Range] : ToLaunchers) {
+    HostUse U;
+    U.Where = ST.point(Arg->getBeginLoc());
+    U.What = "the launcher is passed the address of '" + Value + "'";
+    U.Removal.push_back(ST.replace(Range, "&" + Value));
+    G.R.Uses.push_back(std::move(U));
   }
   G.R.Mirrored = true;
   G.R.ValueName = Value;

@@ -4,10 +4,15 @@
 // takes what each whole copy copies, and every other launch passes that
 // value: the snapshot the device copy holds when the launch reads it, where
 // no write the kernel makes can reach a launch before a copy that runs at
-// its call replaces it. The unsafe twins are refusals/R12-value-form.cu.
+// its call replaces it. The device copy may be named by a member of a
+// local object, and launched through a launcher only the function calls
+// (its pointer parameter then takes the value's address) or from an
+// argument array's slot (which takes it too). The unsafe twins are
+// refusals/R12-value-form.cu.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
 // RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
+// RUN: %FileCheck %s --check-prefix=CHECK-LAUNCHER --input-file=%t.cu
 // RUN: %nvcc-compile %t.cu
 // RUN: %tma --check %t.cu
 #include <cuda.h>
@@ -16,6 +21,10 @@
 __global__ void tile(const CUtensorMap *map, unsigned long long *out) { out[0] = map->opaque[0]; }
 // Marks the device copy used: its descriptor stays by reference.
 __global__ void stamp(CUtensorMap *map, unsigned long long v) { map->opaque[15] = v; }
+__global__ void wide(const CUtensorMap *map, unsigned long long *out) { out[1] = map->opaque[1]; }
+__global__ void listed(const CUtensorMap *map, unsigned long long *out) { out[2] = map->opaque[2]; }
+
+static void launch_wide(const CUtensorMap *m, unsigned long long *out) { wide<<<1, 1>>>(m, out); }
 
 // Stamped after each launch, and uploaded again before the next one.
 void stamped_after_use(const CUtensorMap &src, const CUtensorMap &next, unsigned long long *out) {
@@ -46,3 +55,49 @@ void stamped_after_use(const CUtensorMap &src, const CUtensorMap &next, unsigned
 // CHECK-FIXES-NEXT: {{^}}  stamp<<<1, 1>>>(d, 9);
 // CHECK-FIXES-NEXT: {{^}}  cudaDeviceSynchronize();
 // CHECK-FIXES-NEXT: {{^}}  cudaFree(d);
+
+// A member of a local object names the device copy; a launcher launches it.
+void through_launcher(const CUtensorMap &src, const CUtensorMap &next, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  struct {
+    CUtensorMap *map;
+  } plan = {d};
+  cudaMemcpy(plan.map, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  launch_wide(plan.map, out);
+  stamp<<<1, 1>>>(d, 3);
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  launch_wide(d, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'wide' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-LAUNCHER: static void launch_wide(const CUtensorMap *m, unsigned long long *out) { wide<<<1, 1>>>(*m, out); }
+// CHECK-FIXES-LABEL: void through_launcher(
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap *d;
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap d_value;
+// CHECK-FIXES: {{^}}  cudaMemcpy(plan.map, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+// CHECK-FIXES-NEXT: {{^}}  d_value = src;
+// CHECK-FIXES-NEXT: {{^}}  launch_wide(&d_value, out);
+// CHECK-FIXES-NEXT: {{^}}  stamp<<<1, 1>>>(d, 3);
+// CHECK-FIXES-NEXT: {{^}}  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+// CHECK-FIXES-NEXT: {{^}}  d_value = next;
+// CHECK-FIXES-NEXT: {{^}}  launch_wide(&d_value, out);
+
+// An argument array's slot takes the value's address.
+void from_argument_array(const CUtensorMap &src, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  void *args[] = {&d, &out};
+  cudaLaunchKernel((const void *)listed, dim3(1), dim3(1), args, 0, 0);
+  stamp<<<1, 1>>>(d, 5);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'listed' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void from_argument_array(
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap *d;
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap d_value;
+// CHECK-FIXES: {{^}}  d_value = src;
+// CHECK-FIXES-NEXT: {{^}}  void *args[] = {&d_value, &out};

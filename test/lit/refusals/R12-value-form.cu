@@ -1,8 +1,10 @@
 // R12, the value form (tma-105): the unsafe twins of
 // patterns/H13-value-form.cu. A kernel's write of the device copy that a
 // launch reads with no copy between them, and one that the next round of a
-// loop reads: the launches stay by reference, the refusal names the kernel
-// that writes the device copy, and the file is left as it is.
+// loop reads, and a launcher that another function calls too (its
+// parameter cannot take the value's address there): the launches stay by
+// reference, the refusal names the kernel that writes the device copy,
+// and the file is left as it is.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
 // RUN: cmp %t.cu %t.orig.cu
@@ -13,6 +15,10 @@ __global__ void tile(const CUtensorMap *map, unsigned long long *out) { out[0] =
 __global__ void looped(const CUtensorMap *map, unsigned long long *out) { out[1] = map->opaque[1]; }
 __global__ void stamp(CUtensorMap *map, unsigned long long v) { map->opaque[15] = v; }
 __global__ void mark(CUtensorMap *map, unsigned long long v) { map->opaque[14] = v; }
+__global__ void shared(const CUtensorMap *map, unsigned long long *out) { out[2] = map->opaque[2]; }
+__global__ void poke(CUtensorMap *map, unsigned long long v) { map->opaque[13] = v; }
+
+void launch_shared(const CUtensorMap *m, unsigned long long *out) { shared<<<1, 1>>>(m, out); }
 
 // Stamped between the copy and the launch: the launch reads the stamp.
 void stamped_before_use(const CUtensorMap &src, unsigned long long *out) {
@@ -41,3 +47,17 @@ void marked_in_loop(const CUtensorMap &src, int rounds, unsigned long long *out)
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'looped' is left by reference: the device copy passed here is also passed to 'mark', whose descriptor stays by reference and may be changed on the device [tma-105]
 // CHECK-DAG: :[[@LINE-6]]:20: note: 'mark' is launched with it here
+
+// The launcher is also called from another function, with its own device
+// copy.
+void stamped_through_launcher(const CUtensorMap &src, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  launch_shared(d, out);
+  poke<<<1, 1>>>(d, 2);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+void other_caller(const CUtensorMap *elsewhere, unsigned long long *out) { launch_shared(elsewhere, out); }
+// CHECK-DAG: warning: descriptor 'map' of kernel 'shared' is left by reference

@@ -244,7 +244,15 @@ DeviceBuffer &HostBuffers::bufferFacts(BufferStorage S, const FunctionDecl *Fn) 
   if (const Expr *Init = S.Field ? fieldInitialiser(S) : S.Var->getInit();
       Init && Init->IgnoreParenImpCasts()->isNullPointerConstant(
                   Ctx, Expr::NPC_ValueDependentIsNotNull) == Expr::NPCK_NotNull)
+  {
     Pass.BufferLeaks[S] = {Init, "'" + spelled(Init) + "', the memory it is initialised with"};
+    // Its copies write memory those names may read later (a kernel that
+    // stays by reference): the buffer keeps them, whatever its launches pass.
+    HostUse U;
+    U.Where = ST.point(Init->getBeginLoc());
+    U.What = "'" + B.Name + "' starts as '" + spelled(Init) + "', memory that other names reach";
+    B.Uses.push_back(std::move(U));
+  }
   std::vector<const Stmt *> Whole;
   std::vector<const Expr *> Refs = storageRefs(S, Fn, Whole);
   // A followed alias (`CUtensorMap *alias = d;`, only read) names the same

@@ -252,20 +252,15 @@ bool DeviceStorage::holdsOneValue(Group &G) {
   if (!Main || G.PartialWrites || !G.PointerCopies.empty() || G.WholeCopies.empty() ||
       !In.DominatedBy || !In.HostUnchangedBetween || !In.MayBeHeld)
     return false;
-  // One source, a local of the function whose locals the storages are:
-  // each call of it copies its own map into its own device copy.
-  const VarDecl *Source = G.WholeCopies.front().Source;
-  if (!Source || Source->getDeclContext() != Main)
-    return false;
-  for (const Group::WholeCopy &C : G.WholeCopies)
-    if (C.Source != Source || C.Fn != Main)
-      return false;
-  // Unchanged between any copy and any copy that may run after it (itself
+  // Every copy of one local map of the function whose locals the storages
+  // are (each call of it copies its own map into its own device copy),
+  // unchanged between any copy and any copy that may run after it (itself
   // again, in a loop): each writes the value the first one wrote.
-  for (const Group::WholeCopy &From : G.WholeCopies)
-    for (const Group::WholeCopy &To : G.WholeCopies)
-      if (!In.HostUnchangedBetween(Source, From.Call, To.Call, Main))
-        return false;
+  std::vector<const Stmt *> Copies;
+  for (const Group::WholeCopy &C : G.WholeCopies)
+    Copies.push_back(C.Call);
+  if (!writeOneValue(G, Main, Copies))
+    return false;
   if (launchBeforeACopy(G, Main, copiesAtCall(G, Main)))
     return false;
   G.OneValue = true;

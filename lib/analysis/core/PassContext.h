@@ -230,6 +230,9 @@ struct PassContext {
   llvm::DenseMap<const clang::Stmt *, std::string> ForeignLauncherArgs;
   /// The launch arguments the host flows refused, in order (LaunchArgs).
   std::vector<RefusedArg> RefusedArgs;
+  /// Every launch argument a host flow answered for, refused or not: a
+  /// kernel launch's, or a launcher call's that stands for it (LaunchArgs).
+  std::vector<RefusedArg> AnsweredArgs;
   /// One index per function body.
   std::map<const clang::Stmt *, std::unique_ptr<BodyIndex>> Bodies;
 };

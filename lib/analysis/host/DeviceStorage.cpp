@@ -491,10 +491,11 @@ bool DeviceStorage::classifyCallArg(Group &G, const StorageNode &N, const CallEx
   }
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee)
-    return refuse(G, Call, "'" + N.Name + "' is passed to an indirect call");
+    return unknownUse(G, Call, R.Fn, "'" + N.Name + "' is passed to an indirect call");
   std::string Name = Callee->getQualifiedNameAsString();
   if (ST.inSystemHeader(Callee->getLocation()) || !Callee->hasBody())
-    return refuse(G, Call, "'" + N.Name + "' is passed to '" + Name + "', whose body is not seen");
+    return unknownUse(G, Call, R.Fn,
+                      "'" + N.Name + "' is passed to '" + Name + "', whose body is not seen");
   unsigned P = Arg - (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0);
   if (P >= Callee->getNumParams() || !holdsDescriptorAddress(Callee->getParamDecl(P)->getType()))
     return refuse(G, Call, "'" + N.Name + "' is passed to '" + Name +
@@ -733,6 +734,7 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
     capturedLaunchesAgree(G);
   if (!G.Why && G.ValueForm)
     valueForm(G);
+  LastRefusedUnknown = G.RefusedUnknown;
   if (G.Why) {
     WhyNot = G.Why;
     return std::nullopt;

@@ -190,6 +190,9 @@ public:
   /// group is accepted only in the value form (valueForm).
   std::optional<Retarget> retarget(const clang::Expr *Arg, std::optional<Note> &WhyNot,
                                    bool ValueForm = false);
+  /// Did the last retarget() outside the value form refuse at a use no row
+  /// classifies (which the value form may take)?
+  bool refusedUnknownUse() const { return LastRefusedUnknown; }
   /// Every storage declared outside the main file that has a use here the
   /// rule cannot classify, with that use: another translation unit's group
   /// must not retarget it.
@@ -205,6 +208,7 @@ private:
   const SourceText &ST;
   StorageInputs In;
   std::unique_ptr<StorageIndex> Idx;
+  bool LastRefusedUnknown = false;
 
   const clang::Stmt *parent(const clang::FunctionDecl *Fn, const clang::Stmt *S);
   bool classifyArraySlot(Group &G, const clang::UnaryOperator *Addr, const clang::Expr *Storage,
@@ -339,6 +343,21 @@ private:
   /// the stream and graph rules asked of every write). False (refused)
   /// otherwise; on success it rewrites the group's edits.
   bool valueForm(Group &G);
+  /// A use no row classifies (\p Why says what it is): in the value form,
+  /// recorded as a write that may happen at any time after it; otherwise
+  /// it refuses.
+  bool unknownUse(Group &G, const clang::CallExpr *Call, const clang::FunctionDecl *Fn,
+                  std::string Why);
+  /// Does every launch the value form edits run before each of the
+  /// group's unknown uses can write the device copy: made in the function
+  /// that holds the uses, on no path after one of them, on no stream that
+  /// may be held (which later code could release after writing), and in a
+  /// unit with no CUDA graph (which could replay it later)? A write the
+  /// use makes after such a launch is either ordered after its kernel or
+  /// races with it, and the CUDA memory model leaves a racing read
+  /// undefined: the value the launch passes is one its kernel may read.
+  /// False (refused) otherwise.
+  bool unknownUsesAfterLaunches(Group &G, const clang::FunctionDecl *Main);
   /// The function the value form keeps the group in: the one that
   /// allocates it, when every storage is its local or a parameter of a
   /// launcher only it calls; else null.
@@ -469,6 +488,18 @@ struct DeviceStorage::Group {
   std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> AllocCalls;
   /// A write of part of the device copy (classifyPartialWrite) was seen.
   bool PartialWrites = false;
+  /// The uses no row classifies (a call through a pointer, a function
+  /// whose body is not seen), with their functions: each may write the
+  /// device copy at any time after it, on any stream. Only the value form,
+  /// which keeps the device copy, takes them (unknownUsesAfterLaunches).
+  struct Unknown {
+    const clang::CallExpr *Call;
+    const clang::FunctionDecl *Fn;
+    std::string Why;
+  };
+  std::vector<Unknown> Unknowns;
+  /// A use no row classifies refused the group outside the value form.
+  bool RefusedUnknown = false;
   /// holdsOneValue's answer, once asked.
   std::optional<bool> OneValue;
   /// The first operation of the group on a stream that may be held (the

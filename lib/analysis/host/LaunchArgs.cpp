@@ -95,6 +95,8 @@ void LaunchArgs::analyzeLaunchArg(const KernelLaunch &KL, unsigned Index,
       continue;
     if (Answer.Verdict == FlowAnswer::Forwarded)
       return; // the launches through the launcher's callers stand for it
+    if (!KL.ForeignLauncher)
+      Pass.AnsweredArgs.push_back({A.Arg, Fn});
     if (Answer.Why) {
       LS.Blockers.push_back(std::move(*Answer.Why));
       if (!KL.ForeignLauncher)

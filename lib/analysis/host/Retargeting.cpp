@@ -34,21 +34,28 @@ public:
     if (Candidates.empty())
       return;
     std::vector<Retarget> Accepted;
-    std::set<SourcePoint> Done;
+    std::set<SourcePoint> Done, Tried;
     for (const RefusedArg &RA : Candidates) {
-      if (Done.count(ST.point(RA.Arg->getBeginLoc())))
+      if (Done.count(ST.point(RA.Arg->getBeginLoc())) ||
+          !Tried.insert(ST.point(RA.Arg->getBeginLoc())).second)
         continue;
       std::optional<Note> WhyNot;
       std::optional<Retarget> R = Storage.retarget(RA.Arg, WhyNot);
       if (R && !sharesWithOthers(*R, WhyNot))
         R.reset();
-      if (R && !kernelsStay(*R, WhyNot)) {
-        // The value form keeps the device copy for those kernels; where it
-        // cannot, the reason stays that they stay by reference.
-        std::optional<Note> Ignored;
-        R = Storage.retarget(RA.Arg, Ignored, /*ValueForm=*/true);
-        if (R && !sharesWithOthers(*R, Ignored))
+      if ((R && !kernelsStay(*R, WhyNot)) || (!R && Storage.refusedUnknownUse())) {
+        // The value form keeps the device copy for those kernels, or for a
+        // use no row classifies. Where it cannot, the first reason stays,
+        // unless the value form refused at that same use and says what
+        // more it would need.
+        bool Unknown = !R;
+        std::optional<Note> ValueWhyNot;
+        R = Storage.retarget(RA.Arg, ValueWhyNot, /*ValueForm=*/true);
+        if (R && !sharesWithOthers(*R, ValueWhyNot))
           R.reset();
+        if (!R && Unknown && WhyNot && ValueWhyNot && ValueWhyNot->Where == WhyNot->Where &&
+            llvm::StringRef(ValueWhyNot->Message).starts_with(WhyNot->Message))
+          WhyNot = ValueWhyNot;
       }
       if (!R) {
         if (WhyNot)
@@ -87,11 +94,17 @@ private:
         if (U.Kind == HostUseKind::Launch && !stays(U.ParamKey))
           Sites.insert(U.Where);
     }
-    std::vector<RefusedArg> Out;
+    // A kernel's launch arguments, and a launcher call's that stand for
+    // its launch.
+    std::vector<RefusedArg> Args = Pass.AnsweredArgs;
     for (const auto &[KL, Fn] : Pass.Launches)
       for (const Expr *A : KL.Args)
-        if (A && Sites.count(ST.point(A->getBeginLoc())))
-          Out.push_back({A, Fn});
+        if (A)
+          Args.push_back({A, Fn});
+    std::vector<RefusedArg> Out;
+    for (const RefusedArg &A : Args)
+      if (Sites.erase(ST.point(A.Arg->getBeginLoc())))
+        Out.push_back(A);
     return Out;
   }
 

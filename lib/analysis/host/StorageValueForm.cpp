@@ -55,6 +55,49 @@ const FunctionDecl *DeviceStorage::valueFormScope(Group &G) {
   return Main;
 }
 
+bool DeviceStorage::unknownUse(Group &G, const CallExpr *Call, const FunctionDecl *Fn,
+                               std::string Why) {
+  if (!G.ValueForm) {
+    G.RefusedUnknown = !G.Why;
+    return refuse(G, Call, std::move(Why));
+  }
+  HostUse U;
+  U.Kind = HostUseKind::Other;
+  U.Where = ST.point(Call->getBeginLoc());
+  U.What = Why + ": the device copy stays, and the launches made before it pass the value";
+  G.R.Uses.push_back(std::move(U));
+  G.Unknowns.push_back({Call, Fn, std::move(Why)});
+  return true;
+}
+
+bool DeviceStorage::unknownUsesAfterLaunches(Group &G, const FunctionDecl *Main) {
+  SourceManager &SM = Ctx.getSourceManager();
+  for (const Group::Unknown &U : G.Unknowns) {
+    auto Refuse = [&](const std::string &Then) {
+      return refuse(G, U.Call, U.Why + ", which may write the device copy at any time after it: " +
+                                   Then);
+    };
+    if (U.Fn != Main)
+      return Refuse("it is made in another function than the launches");
+    if (!Idx->GraphCalls.empty())
+      return Refuse("a CUDA graph of this translation unit may replay a launch later");
+    for (const Group::Op &L : G.Ops) {
+      if (!L.Launch)
+        continue;
+      if (In.MayBeHeld(L.Call, L.Fn))
+        return Refuse("the launch at line " +
+                      std::to_string(SM.getExpansionLineNumber(L.Call->getBeginLoc())) +
+                      " may wait on a held stream until later");
+      for (const Stmt *At : anchorsIn(Main, L.Call, L.Fn))
+        if (In.ReachesAvoiding(U.Call, At, {}, Main))
+          return Refuse("the launch at line " +
+                        std::to_string(SM.getExpansionLineNumber(At->getBeginLoc())) +
+                        " may be made after it");
+    }
+  }
+  return true;
+}
+
 bool DeviceStorage::launcherOf(const FunctionDecl *Main, const FunctionDecl *Fn) {
   return Fn && Main && Fn != Main && !callsFrom(Main, Fn).empty();
 }
@@ -108,6 +151,8 @@ bool DeviceStorage::valueForm(Group &G) {
       return Refuse(C.Call, "this copy is not a statement of its own in the allocated variable's block");
     Whole.insert(C.Call);
   }
+  if (!unknownUsesAfterLaunches(G, Main))
+    return false;
   // Copies that run at their call replace every earlier write.
   std::vector<const Stmt *> AtCall = copiesAtCall(G, Main);
   if (const Stmt *Early = launchBeforeACopy(G, Main, AtCall))

@@ -6,9 +6,13 @@
 // no write the kernel makes can reach a launch before a copy that runs at
 // its call replaces it. The device copy may be named by a member of a
 // local object, and launched through a launcher only the function calls
-// (its pointer parameter then takes the value's address) or from an
-// argument array's slot (which takes it too). The unsafe twins are
-// refusals/R12-value-form.cu.
+// (its pointer parameter then takes the value's address; also where the
+// flow alone would pass the host map by value, since the map is unchanged,
+// but the device copy must stay for the kernel that writes it) or from an
+// argument array's slot (which takes it too). A use no row classifies (a
+// call through a function pointer) keeps the device copy too: it may write
+// it at any time after it, so only launches made before it pass the value.
+// The unsafe twins are refusals/R12-value-form.cu.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
 // RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
@@ -24,7 +28,15 @@ __global__ void stamp(CUtensorMap *map, unsigned long long v) { map->opaque[15] 
 __global__ void wide(const CUtensorMap *map, unsigned long long *out) { out[1] = map->opaque[1]; }
 __global__ void listed(const CUtensorMap *map, unsigned long long *out) { out[2] = map->opaque[2]; }
 
+__global__ void scanned(const CUtensorMap *map, unsigned long long *out) { out[3] = map->opaque[3]; }
+// Clears a word of the device copy, called through a pointer the tool does
+// not follow.
+static void clear_word(CUtensorMap *m, int w) { cudaMemset(&m->opaque[w], 0, 8); }
+static void (*volatile clear_hook)(CUtensorMap *, int) = clear_word;
+
+__global__ void framed(const CUtensorMap *map, unsigned long long *out) { out[5] = map->opaque[5]; }
 static void launch_wide(const CUtensorMap *m, unsigned long long *out) { wide<<<1, 1>>>(m, out); }
+static void launch_framed(const CUtensorMap *m, unsigned long long *out) { framed<<<1, 1>>>(m, out); }
 
 // Stamped after each launch, and uploaded again before the next one.
 void stamped_after_use(const CUtensorMap &src, const CUtensorMap &next, unsigned long long *out) {
@@ -101,3 +113,52 @@ void from_argument_array(const CUtensorMap &src, unsigned long long *out) {
 // CHECK-FIXES-NEXT: {{^}}  CUtensorMap d_value;
 // CHECK-FIXES: {{^}}  d_value = src;
 // CHECK-FIXES-NEXT: {{^}}  void *args[] = {&d_value, &out};
+
+// Handed to code the tool does not follow after the launch: the device copy
+// stays for it, and the launch made before it passes the value (the host
+// map changes after the copy, so the snapshot, not the map).
+void cleared_after_use(CUtensorMap src, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  src.opaque[0] = 0;
+  scanned<<<1, 1>>>(d, out);
+  clear_hook(d, 4);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'scanned' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-MESSAGES-DAG: :[[@LINE-5]]:3: note: 'd' is passed to an indirect call: the device copy stays, and the launches made before it pass the value
+// CHECK-FIXES-LABEL: void cleared_after_use(
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap *d;
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap d_value;
+// CHECK-FIXES-NEXT: {{^}}  cudaMalloc(&d, sizeof(CUtensorMap));
+// CHECK-FIXES-NEXT: {{^}}  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+// CHECK-FIXES-NEXT: {{^}}  d_value = src;
+// CHECK-FIXES-NEXT: {{^}}  src.opaque[0] = 0;
+// CHECK-FIXES-NEXT: {{^}}  scanned<<<1, 1>>>(d_value, out);
+// CHECK-FIXES-NEXT: {{^}}  clear_hook(d, 4);
+// CHECK-FIXES-NEXT: {{^}}  cudaDeviceSynchronize();
+// CHECK-FIXES-NEXT: {{^}}  cudaFree(d);
+
+// Through a launcher, the host map unchanged: the device copy stays for the
+// kernel that stamps it, and the launcher is passed the value's address.
+void stamped_after_launcher(CUtensorMap src, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  launch_framed(d, out);
+  stamp<<<1, 1>>>(d, 3);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'framed' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-LAUNCHER: static void launch_framed(const CUtensorMap *m, unsigned long long *out) { framed<<<1, 1>>>(*m, out); }
+// CHECK-FIXES-LABEL: void stamped_after_launcher(
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap *d;
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap d_value;
+// CHECK-FIXES-NEXT: {{^}}  cudaMalloc(&d, sizeof(CUtensorMap));
+// CHECK-FIXES-NEXT: {{^}}  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+// CHECK-FIXES-NEXT: {{^}}  d_value = src;
+// CHECK-FIXES-NEXT: {{^}}  launch_framed(&d_value, out);
+// CHECK-FIXES-NEXT: {{^}}  stamp<<<1, 1>>>(d, 3);

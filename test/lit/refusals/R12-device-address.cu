@@ -36,7 +36,7 @@ void copied_back(const CUtensorMap &h, int *out) {
   cuMemFree(dptr);
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'read_back' is left by reference
-// CHECK-DAG: :[[@LINE-4]]:3: note: also: the storage rule cannot retarget it: 'dptr' is passed to 'cuMemcpyDtoH_v2', whose body is not seen [storage.unclassified-use]
+// CHECK-DAG: :[[@LINE-4]]:3: note: also: the storage rule cannot retarget it: 'dptr' is passed to 'cuMemcpyDtoH_v2', whose body is not seen, which may write the device copy at any time after it: the launch at line [[@LINE-7]] may be made after it [storage.unclassified-use]
 
 static void upload(CUdeviceptr dst, const void *src, size_t bytes) { cuMemcpyHtoD(dst, src, bytes); }
 void shared_helper(const CUtensorMap &h, const int *data, int *out) {

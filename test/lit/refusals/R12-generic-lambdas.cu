@@ -57,5 +57,5 @@ void handed_out(const CUtensorMap &h, int *out) {
   cudaFree(d);
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'escaped' is left by reference
-// CHECK-DAG: :[[@LINE-8]]:7: note: also: the storage rule cannot retarget it: 'd' is passed to 'remember_map', whose body is not seen [storage.unclassified-use]
+// CHECK-DAG: :[[@LINE-8]]:7: note: also: the storage rule cannot retarget it: 'd' is passed to 'remember_map', whose body is not seen, which may write the device copy at any time after it: it is made in another function than the launches [storage.unclassified-use]
 // CHECK: 0 kernels rewritten, 2 refused

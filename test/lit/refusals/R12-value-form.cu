@@ -4,7 +4,11 @@
 // loop reads, and a launcher that another function calls too (its
 // parameter cannot take the value's address there): the launches stay by
 // reference, the refusal names the kernel that writes the device copy,
-// and the file is left as it is.
+// and the file is left as it is. A use no row classifies (a call through a
+// function pointer) may write the device copy at any time after it: a
+// launch made after it stays, though a copy comes between (the code behind
+// the pointer may keep it, and other code write through it); R12-held-unknown-use.cu
+// has one made before it on a stream that may be held until later.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
 // RUN: cmp %t.cu %t.orig.cu
@@ -17,6 +21,13 @@ __global__ void stamp(CUtensorMap *map, unsigned long long v) { map->opaque[15] 
 __global__ void mark(CUtensorMap *map, unsigned long long v) { map->opaque[14] = v; }
 __global__ void shared(const CUtensorMap *map, unsigned long long *out) { out[2] = map->opaque[2]; }
 __global__ void poke(CUtensorMap *map, unsigned long long v) { map->opaque[13] = v; }
+
+__global__ void scanned(const CUtensorMap *map, unsigned long long *out) { out[3] = map->opaque[3]; }
+static CUtensorMap *kept;
+static void keep(CUtensorMap *m) { kept = m; }
+static void clear_kept() { cudaMemset(kept, 0, 8); }
+static void (*volatile keep_hook)(CUtensorMap *) = keep;
+static void (*volatile later_hook)() = clear_kept;
 
 void launch_shared(const CUtensorMap *m, unsigned long long *out) { shared<<<1, 1>>>(m, out); }
 
@@ -61,3 +72,20 @@ void stamped_through_launcher(const CUtensorMap &src, unsigned long long *out) {
 }
 void other_caller(const CUtensorMap *elsewhere, unsigned long long *out) { launch_shared(elsewhere, out); }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'shared' is left by reference
+
+// Handed before the copy to code the tool does not follow, which keeps the
+// pointer; code behind another pointer runs between the copy and the
+// launch and may write the device copy through it.
+void kept_before_use(CUtensorMap src, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  keep_hook(d);
+  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  src.opaque[0] = 0;
+  later_hook();
+  scanned<<<1, 1>>>(d, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'scanned' is left by reference
+// CHECK-DAG: :[[@LINE-9]]:3: note: also: the storage rule cannot retarget it: 'd' is passed to an indirect call, which may write the device copy at any time after it: the launch at line [[@LINE-5]] may be made after it [storage.unclassified-use]

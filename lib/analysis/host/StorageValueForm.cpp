@@ -108,10 +108,12 @@ bool DeviceStorage::valueForm(Group &G) {
     return refuse(G, At, "the value form cannot keep " + Name + " for the kernels that write it: " +
                              Why);
   };
+  // A stream-ordered copy from a pointer (`cudaMemcpyAsync(d, pin, ...)`)
+  // is taken too: pointerCopiesReadAtCall has shown that it reads `*pin`
+  // as it is at its call, which the value's assignment there takes.
   const FunctionDecl *Main = valueFormScope(G);
   if (!Main || G.AllocCalls.size() != 1 || G.AllocCalls.front().second != Main ||
-      G.WholeCopies.empty() || !G.PointerCopies.empty() || !In.ReachesAvoiding || !In.DominatedBy ||
-      !In.MayBeHeld)
+      G.WholeCopies.empty() || !In.ReachesAvoiding || !In.DominatedBy || !In.MayBeHeld)
     return refuse(G, G.AllocCalls.empty() ? nullptr : G.AllocCalls.front().first,
                   "the value form needs the device copy allocated and copied into in one function "
                   "whose locals hold it");

@@ -9,7 +9,9 @@
 // (its pointer parameter then takes the value's address; also where the
 // flow alone would pass the host map by value, since the map is unchanged,
 // but the device copy must stay for the kernel that writes it) or from an
-// argument array's slot (which takes it too). A use no row classifies (a
+// argument array's slot (which takes it too). A stream-ordered copy from
+// page-locked memory that nothing writes before the stream has run it
+// reads it at its call, as the value's assignment does. A use no row classifies (a
 // call through a function pointer) keeps the device copy too: it may write
 // it at any time after it, so only launches made before it pass the value.
 // The unsafe twins are refusals/R12-value-form.cu.
@@ -35,6 +37,7 @@ static void clear_word(CUtensorMap *m, int w) { cudaMemset(&m->opaque[w], 0, 8);
 static void (*volatile clear_hook)(CUtensorMap *, int) = clear_word;
 
 __global__ void framed(const CUtensorMap *map, unsigned long long *out) { out[5] = map->opaque[5]; }
+__global__ void pinned(const CUtensorMap *map, unsigned long long *out) { out[6] = map->opaque[6]; }
 static void launch_wide(const CUtensorMap *m, unsigned long long *out) { wide<<<1, 1>>>(m, out); }
 static void launch_framed(const CUtensorMap *m, unsigned long long *out) { framed<<<1, 1>>>(m, out); }
 
@@ -162,3 +165,40 @@ void stamped_after_launcher(CUtensorMap src, unsigned long long *out) {
 // CHECK-FIXES-NEXT: {{^}}  d_value = src;
 // CHECK-FIXES-NEXT: {{^}}  launch_framed(&d_value, out);
 // CHECK-FIXES-NEXT: {{^}}  stamp<<<1, 1>>>(d, 3);
+
+// Uploaded from page-locked memory on a stream, which the host writes again
+// only after a wait for that stream.
+void pinned_then_stamped(const CUtensorMap &h, const CUtensorMap &next, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = h;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  pinned<<<1, 1, 0, s>>>(d, out);
+  stamp<<<1, 1, 0, s>>>(d, 11);
+  cudaStreamSynchronize(s);
+  *pin = next;
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  pinned<<<1, 1, 0, s>>>(d, out);
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'pinned' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void pinned_then_stamped(
+// CHECK-FIXES: {{^}}  CUtensorMap *d;
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap d_value;
+// CHECK-FIXES-NEXT: {{^}}  cudaMalloc(&d, sizeof(CUtensorMap));
+// CHECK-FIXES-NEXT: {{^}}  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+// CHECK-FIXES-NEXT: {{^}}  d_value = *pin;
+// CHECK-FIXES-NEXT: {{^}}  pinned<<<1, 1, 0, s>>>(d_value, out);
+// CHECK-FIXES-NEXT: {{^}}  stamp<<<1, 1, 0, s>>>(d, 11);
+// CHECK-FIXES-NEXT: {{^}}  cudaStreamSynchronize(s);
+// CHECK-FIXES-NEXT: {{^}}  *pin = next;
+// CHECK-FIXES-NEXT: {{^}}  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+// CHECK-FIXES-NEXT: {{^}}  d_value = *pin;
+// CHECK-FIXES-NEXT: {{^}}  pinned<<<1, 1, 0, s>>>(d_value, out);

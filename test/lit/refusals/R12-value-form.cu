@@ -8,7 +8,9 @@
 // function pointer) may write the device copy at any time after it: a
 // launch made after it stays, though a copy comes between (the code behind
 // the pointer may keep it, and other code write through it); R12-held-unknown-use.cu
-// has one made before it on a stream that may be held until later.
+// has one made before it on a stream that may be held until later. A copy
+// from page-locked memory that the host writes before the stream has run
+// it reads the new map.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
 // RUN: cmp %t.cu %t.orig.cu
@@ -28,6 +30,8 @@ static void keep(CUtensorMap *m) { kept = m; }
 static void clear_kept() { cudaMemset(kept, 0, 8); }
 static void (*volatile keep_hook)(CUtensorMap *) = keep;
 static void (*volatile later_hook)() = clear_kept;
+
+__global__ void repinned(const CUtensorMap *map, unsigned long long *out) { out[6] = map->opaque[6]; }
 
 void launch_shared(const CUtensorMap *m, unsigned long long *out) { shared<<<1, 1>>>(m, out); }
 
@@ -89,3 +93,24 @@ void kept_before_use(CUtensorMap src, unsigned long long *out) {
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'scanned' is left by reference
 // CHECK-DAG: :[[@LINE-9]]:3: note: also: the storage rule cannot retarget it: 'd' is passed to an indirect call, which may write the device copy at any time after it: the launch at line [[@LINE-5]] may be made after it [storage.unclassified-use]
+
+// Page-locked memory written again before the stream has run the copy.
+void pinned_rewritten(const CUtensorMap &h, const CUtensorMap &next, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = h;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  *pin = next;
+  repinned<<<1, 1, 0, s>>>(d, out);
+  stamp<<<1, 1, 0, s>>>(d, 12);
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaStreamDestroy(s);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'repinned' is left by reference
+// CHECK-DAG: :[[@LINE-9]]:3: note: also: the storage rule cannot retarget it: '*pin' is written or freed here before a host wait that covers the copy's stream

@@ -574,9 +574,11 @@ static std::map<std::string, size_t> buffersToRemove(Planning &S) {
 /// A retargeted storage keeps its shape and now points to host memory.
 static void retargetBuffer(const DeviceBuffer &B, EditUnit &U) {
   if (B.Kind == BufferKind::Mirrored)
-    U.LeftInPlace.push_back({"'" + B.Name + "' stays in device memory for the kernels that write it; "
-                             "'" + B.ValueName + "' beside it takes what each copy into it copies, "
-                             "and the other launches pass it",
+    U.LeftInPlace.push_back({"'" + B.Name +
+                                 "' stays in device memory for the kernels and calls that may "
+                                 "write it; '" + B.ValueName +
+                                 "' beside it takes what each copy into it copies, and the other "
+                                 "launches pass it",
                              B.Where});
   else
     U.LeftInPlace.push_back({"'" + B.Name +

@@ -351,8 +351,8 @@ private:
   /// Does every launch the value form edits run before each of the
   /// group's unknown uses can write the device copy: made in the function
   /// that holds the uses, on no path after one of them, on no stream that
-  /// may be held (which later code could release after writing), and in a
-  /// unit with no CUDA graph (which could replay it later)? A write the
+  /// may be held (which later code could release after writing), and
+  /// captured into no CUDA graph (whose replays make it again later)? A write the
   /// use makes after such a launch is either ordered after its kernel or
   /// races with it, and the CUDA memory model leaves a racing read
   /// undefined: the value the launch passes is one its kernel may read.
@@ -500,6 +500,9 @@ struct DeviceStorage::Group {
   std::vector<Unknown> Unknowns;
   /// A use no row classifies refused the group outside the value form.
   bool RefusedUnknown = false;
+  /// A launch of the group is captured into a CUDA graph, whose replays
+  /// make it again later (capturedLaunchesAgree).
+  bool Captured = false;
   /// holdsOneValue's answer, once asked.
   std::optional<bool> OneValue;
   /// The first operation of the group on a stream that may be held (the

@@ -192,6 +192,7 @@ bool DeviceStorage::capturedLaunchesAgree(Group &G) {
     if (!O.Launch)
       return refuse(G, O.Call, "this write of " + Name +
                                    " is captured into a CUDA graph, whose replays make it again later");
+    G.Captured = true;
     // A replay reads what every copy writes alike.
     if (holdsOneValue(G))
       continue;

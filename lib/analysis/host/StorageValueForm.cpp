@@ -79,8 +79,10 @@ bool DeviceStorage::unknownUsesAfterLaunches(Group &G, const FunctionDecl *Main)
     };
     if (U.Fn != Main)
       return Refuse("it is made in another function than the launches");
-    if (!Idx->GraphCalls.empty())
-      return Refuse("a CUDA graph of this translation unit may replay a launch later");
+    // capturedLaunchesAgree has read every capture that may take a launch
+    // of the group (or found them all on the legacy default stream).
+    if (G.Captured)
+      return Refuse("a CUDA graph replays a launch of it later");
     for (const Group::Op &L : G.Ops) {
       if (!L.Launch)
         continue;

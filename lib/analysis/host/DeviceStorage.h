@@ -488,6 +488,18 @@ struct DeviceStorage::Group {
   std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> AllocCalls;
   /// A write of part of the device copy (classifyPartialWrite) was seen.
   bool PartialWrites = false;
+  /// Each write of part of the device copy by the host's API
+  /// (classifyPartialWrite), with the host call that makes the same write
+  /// on a map, its destination left to fill in: the callee and the
+  /// arguments after the destination, or empty where an argument has side
+  /// effects (the value form then cannot repeat it).
+  struct Partial {
+    const clang::CallExpr *Call;
+    const clang::FunctionDecl *Fn;
+    uint64_t Offset;
+    std::string Callee, Rest;
+  };
+  std::vector<Partial> Partials;
   /// The uses no row classifies (a call through a pointer, a function
   /// whose body is not seen), with their functions: each may write the
   /// device copy at any time after it, on any stream. Only the value form,

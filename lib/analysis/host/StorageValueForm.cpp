@@ -155,6 +155,15 @@ bool DeviceStorage::valueForm(Group &G) {
       return Refuse(C.Call, "this copy is not a statement of its own in the allocated variable's block");
     Whole.insert(C.Call);
   }
+  // A write of part of the device copy by the host's API that runs at its
+  // call is made again on the value right after it: what the launches
+  // that read the value would have read from the device copy.
+  std::map<const CallExpr *, const Group::Partial *> Repeated;
+  for (const Group::Partial &P : G.Partials)
+    if (P.Fn == Main && !P.Rest.empty() && P.Offset % 8 == 0 &&
+        isa_and_nonnull<CompoundStmt>(parent(Main, P.Call)) && Within(P.Call) &&
+        !In.MayBeHeld(P.Call, P.Fn))
+      Repeated[P.Call] = &P;
   if (!unknownUsesAfterLaunches(G, Main))
     return false;
   // Copies that run at their call replace every earlier write.
@@ -175,7 +184,8 @@ bool DeviceStorage::valueForm(Group &G) {
       // No write the form leaves on the device may reach the launch
       // before a whole copy replaces it.
       for (const Group::Op &W : G.Ops)
-        if (!W.Launch && !Whole.count(W.Call) && In.ReachesAvoiding(W.Call, At, AtCall, Main))
+        if (!W.Launch && !Whole.count(W.Call) && !Repeated.count(W.Call) &&
+            In.ReachesAvoiding(W.Call, At, AtCall, Main))
           return Refuse(W.Call, "this write of the device copy may be read by the launch at line " +
                                     std::to_string(SM.getExpansionLineNumber(At->getBeginLoc())));
     }
@@ -209,21 +219,43 @@ bool DeviceStorage::valueForm(Group &G) {
   std::map<SourcePoint, const Group::WholeCopy *> CopyAt;
   for (const Group::WholeCopy &C : G.WholeCopies)
     CopyAt[ST.point(C.Call->getBeginLoc())] = &C;
+  std::map<SourcePoint, const Group::Partial *> PartialAt;
+  for (const auto &[Call, P] : Repeated)
+    PartialAt[ST.point(Call->getBeginLoc())] = P;
+  // After the statement that holds \p Call, on a line of its own.
+  auto After = [&](const CallExpr *Call, const std::string &Text) -> std::optional<TextEdit> {
+    SourceLocation Semi = Lexer::findLocationAfterToken(SM.getExpansionLoc(Call->getEndLoc()),
+                                                        tok::semi, SM, Ctx.getLangOpts(), false);
+    if (Semi.isInvalid())
+      return std::nullopt;
+    return ST.insertBefore(Semi, "\n" + indentOf(Call->getBeginLoc(), SM) + Text);
+  };
   for (HostUse &U : G.R.Uses) {
     if (U.Kind == HostUseKind::Other || U.Kind == HostUseKind::Launch)
       continue;
     U.Removal.clear();
     auto C = CopyAt.find(U.Where);
+    auto P = PartialAt.find(U.Where);
     if (U.Kind == HostUseKind::Alloc)
       U.Removal.push_back(ST.insertBefore(DeclEnd->getEnd(), "\n" + DeclIndent + "CUtensorMap " + Value + ";"));
+    if (U.Kind == HostUseKind::Copy && P != PartialAt.end()) {
+      // The same write on the value: `memset(&d_value.opaque[6], b, n)`.
+      const Group::Partial &W = *P->second;
+      std::string Dest = W.Offset ? "&" + Value + ".opaque[" + std::to_string(W.Offset / 8) + "]"
+                                  : "&" + Value;
+      std::optional<TextEdit> E = After(W.Call, W.Callee + "(" + Dest + W.Rest + ");");
+      if (!E)
+        return Refuse(W.Call, "the end of this write's statement is not found");
+      U.Removal.push_back(*E);
+      U.What += " (kept: '" + Value + "' takes the same write)";
+      continue;
+    }
     if (U.Kind != HostUseKind::Copy || C == CopyAt.end())
-      continue; // an allocation, a free or a partial write stays as it is
-    SourceLocation Semi = Lexer::findLocationAfterToken(
-        SM.getExpansionLoc(C->second->Call->getEndLoc()), tok::semi, SM, Ctx.getLangOpts(), false);
-    if (Semi.isInvalid())
+      continue; // an allocation, a free or another partial write stays as it is
+    std::optional<TextEdit> E = After(C->second->Call, Value + " = " + C->second->SourceText + ";");
+    if (!E)
       return Refuse(C->second->Call, "the end of this copy's statement is not found");
-    U.Removal.push_back(ST.insertBefore(Semi, "\n" + indentOf(C->second->Call->getBeginLoc(), SM) +
-                                                  Value + " = " + C->second->SourceText + ";"));
+    U.Removal.push_back(*E);
     U.What += " (kept: '" + Value + "' takes what it copies)";
   }
   // A launch in Main passes the value (an argument array's slot, its

@@ -11,7 +11,9 @@
 // but the device copy must stay for the kernel that writes it) or from an
 // argument array's slot (which takes it too). A stream-ordered copy from
 // page-locked memory that nothing writes before the stream has run it
-// reads it at its call, as the value's assignment does. A use no row classifies (a
+// reads it at its call, as the value's assignment does. A write of part of
+// the device copy by the host's API (cudaMemset, a synchronous cudaMemcpy
+// of a word) is made again on the value right after it. A use no row classifies (a
 // call through a function pointer) keeps the device copy too: it may write
 // it at any time after it, so only launches made before it pass the value.
 // The unsafe twins are refusals/R12-value-form.cu.
@@ -38,6 +40,7 @@ static void (*volatile clear_hook)(CUtensorMap *, int) = clear_word;
 
 __global__ void framed(const CUtensorMap *map, unsigned long long *out) { out[5] = map->opaque[5]; }
 __global__ void pinned(const CUtensorMap *map, unsigned long long *out) { out[6] = map->opaque[6]; }
+__global__ void masked(const CUtensorMap *map, unsigned long long *out) { out[7] = map->opaque[7]; }
 static void launch_wide(const CUtensorMap *m, unsigned long long *out) { wide<<<1, 1>>>(m, out); }
 static void launch_framed(const CUtensorMap *m, unsigned long long *out) { framed<<<1, 1>>>(m, out); }
 
@@ -202,3 +205,26 @@ void pinned_then_stamped(const CUtensorMap &h, const CUtensorMap &next, unsigned
 // CHECK-FIXES-NEXT: {{^}}  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
 // CHECK-FIXES-NEXT: {{^}}  d_value = *pin;
 // CHECK-FIXES-NEXT: {{^}}  pinned<<<1, 1, 0, s>>>(d_value, out);
+
+// A word of the device copy cleared and another copied from the host
+// between the upload and the launch: the value takes the same writes.
+void masked_words(const CUtensorMap &src, const unsigned long long *word, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaMemset(&d->opaque[7], 0, sizeof(unsigned long long));
+  cudaMemcpy(&d->opaque[3], word, sizeof(unsigned long long), cudaMemcpyHostToDevice);
+  masked<<<1, 1>>>(d, out);
+  stamp<<<1, 1>>>(d, 13);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'masked' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void masked_words(
+// CHECK-FIXES: {{^}}  d_value = src;
+// CHECK-FIXES-NEXT: {{^}}  cudaMemset(&d->opaque[7], 0, sizeof(unsigned long long));
+// CHECK-FIXES-NEXT: {{^}}  memset(&d_value.opaque[7], 0, sizeof(unsigned long long));
+// CHECK-FIXES-NEXT: {{^}}  cudaMemcpy(&d->opaque[3], word, sizeof(unsigned long long), cudaMemcpyHostToDevice);
+// CHECK-FIXES-NEXT: {{^}}  memcpy(&d_value.opaque[3], word, sizeof(unsigned long long));
+// CHECK-FIXES-NEXT: {{^}}  masked<<<1, 1>>>(d_value, out);
+// CHECK-FIXES-NEXT: {{^}}  stamp<<<1, 1>>>(d, 13);

@@ -10,7 +10,8 @@
 // the pointer may keep it, and other code write through it); R12-held-unknown-use.cu
 // has one made before it on a stream that may be held until later. A copy
 // from page-locked memory that the host writes before the stream has run
-// it reads the new map.
+// it reads the new map. A write of part of the device copy whose arguments
+// have side effects is not made again on the value.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
 // RUN: cmp %t.cu %t.orig.cu
@@ -32,6 +33,8 @@ static void (*volatile keep_hook)(CUtensorMap *) = keep;
 static void (*volatile later_hook)() = clear_kept;
 
 __global__ void repinned(const CUtensorMap *map, unsigned long long *out) { out[6] = map->opaque[6]; }
+
+__global__ void masked(const CUtensorMap *map, unsigned long long *out) { out[7] = map->opaque[7]; }
 
 void launch_shared(const CUtensorMap *m, unsigned long long *out) { shared<<<1, 1>>>(m, out); }
 
@@ -114,3 +117,17 @@ void pinned_rewritten(const CUtensorMap &h, const CUtensorMap &next, unsigned lo
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'repinned' is left by reference
 // CHECK-DAG: :[[@LINE-9]]:3: note: also: the storage rule cannot retarget it: '*pin' is written or freed here before a host wait that covers the copy's stream
+
+// A word cleared with a value whose argument has a side effect.
+void masked_with_side_effect(const CUtensorMap &src, int fill, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaMemset(&d->opaque[7], fill++, sizeof(unsigned long long));
+  masked<<<1, 1>>>(d, out);
+  stamp<<<1, 1>>>(d, 14);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'masked' is left by reference
+// CHECK-DAG: :[[@LINE-5]]:19: note: also: the storage rule cannot retarget it: it is also launched with kernel 'stamp', whose descriptor stays by reference [storage.unclassified-use]

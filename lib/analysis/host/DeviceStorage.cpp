@@ -405,18 +405,22 @@ bool DeviceStorage::classifyPartialWrite(Group &G, const StorageNode &N, const C
     return refuse(G, Call, "this cudaMemcpy into " + Name + " is not a copy from host memory");
   if (R.E->getType()->isIntegerType())
     return refuse(G, Call, Name + " is written by '" + Api->Name.str() + "' as an integer");
-  std::string Args, Rest;
+  // The destination, and the arguments after it (the value form repeats
+  // the write on another destination).
+  std::string DestText, Rest;
   bool SideEffects = false;
   for (unsigned A = 0; A < 3; ++A) {
     std::optional<CharSourceRange> Text = ST.fileRange(Call->getArg(A)->getSourceRange());
     if (!Text)
       return refuse(G, Call, "this " + Api->Name.str() + " is spelled inside a macro body");
-    Args += (A ? ", " : "") + ST.text(*Text);
-    if (A) {
-      Rest += ", " + ST.text(*Text);
-      SideEffects = SideEffects || Call->getArg(A)->HasSideEffects(Ctx);
+    if (!A) {
+      DestText = ST.text(*Text);
+      continue;
     }
+    Rest += ", " + ST.text(*Text);
+    SideEffects = SideEffects || Call->getArg(A)->HasSideEffects(Ctx);
   }
+  std::string Args = DestText + Rest;
   noteWrite(G, Call, R.Fn); // another write of the group, like a copy
   G.PartialWrites = true;
   G.Partials.push_back({Call, R.Fn, Offset, Memset ? "memset" : "memcpy", SideEffects ? "" : Rest});

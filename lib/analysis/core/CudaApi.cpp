@@ -149,6 +149,8 @@ const std::vector<CudaApi> &table() {
       memory("cuMemHostAlloc", ApiRole::HostAlloc, 0),
       memory("cudaFreeHost", ApiRole::HostFree, 0),
       memory("cuMemFreeHost", ApiRole::HostFree, 0),
+      memory("cudaHostGetDevicePointer", ApiRole::MappedAddress, 0, 1),
+      memory("cuMemHostGetDevicePointer", ApiRole::MappedAddress, 0, 1),
       memory("cuStreamWaitEvent", ApiRole::EventWait, -1),
       // CUDA graphs: a captured launch is replayed later with the arguments
       // it had when it was captured.

@@ -71,6 +71,10 @@ enum class ApiRole {
   HostAlloc,
   /// `cudaFreeHost(p)`: frees page-locked host memory (Dest).
   HostFree,
+  /// `cudaHostGetDevicePointer(&d, h, flags)`: stores at Dest the device
+  /// address of the mapped page-locked memory at Src; reads and writes
+  /// neither.
+  MappedAddress,
 };
 
 struct CudaApi {

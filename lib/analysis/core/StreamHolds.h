@@ -7,6 +7,7 @@
 // mayBeHeld).
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace clang {
@@ -23,5 +24,18 @@ namespace tma::analysis {
 /// shared memory (an `mbarrier` wait polls shared memory only, which host
 /// code cannot write). Null: none, or \p FD is not device code.
 const clang::Stmt *pollingLoop(const clang::FunctionDecl *FD);
+
+/// The parameter of kernel \p K that it waits on and nothing else: its body
+/// is one loop, `while (!*p) {}` or `while (*p == 0) {}`, over a pointer
+/// parameter `p` to a volatile integer. Such a kernel ends once another
+/// agent stores a value other than zero there, and writes nothing. None for
+/// any other body.
+std::optional<unsigned> flagWaitParameter(const clang::FunctionDecl *K);
+
+/// Does host function \p Fn (one a stream runs, `cudaLaunchHostFunc`) run
+/// to its end without waiting for anything: its body is seen and has no
+/// loop, jump, call or inline assembly? Such a callback holds its stream
+/// no longer than its own statements.
+bool cannotWait(const clang::FunctionDecl *Fn);
 
 } // namespace tma::analysis

@@ -129,6 +129,12 @@ struct StorageInputs {
   std::function<bool(const clang::CallExpr *, const clang::FunctionDecl *)> MayBeHeld;
   /// The first thing that may hold a stream (PassContext::StreamHold).
   std::function<const clang::Stmt *()> HoldSite;
+  /// The statements that may release the hold the operation waits behind
+  /// (HoldReleases::releasesOf), or none: it may run at any time from its
+  /// call until a host wait covers it.
+  std::function<std::optional<std::vector<const clang::Stmt *>>(const clang::CallExpr *,
+                                                                const clang::FunctionDecl *)>
+      ReleasesOf;
   /// Can \p X run after \p From and before \p To in \p Fn, on a path that
   /// does not run From again (PassComponent::between, over the CFG)?
   std::function<bool(const clang::Stmt *, const clang::Stmt *, const clang::Stmt *,
@@ -306,6 +312,16 @@ private:
   /// call: the order the streams run them in does not matter
   /// (host/StorageStreamTime.cpp).
   bool holdsOneValue(Group &G);
+  /// Does the held launch \p At of \p Main read what the retargeted launch
+  /// passes? It waits behind a hold that only the stores \p Releases let
+  /// go (In.ReleasesOf), so it runs after every write made before the
+  /// first of them on its path, and nothing writes the group between a
+  /// release and the host wait (\p Waits) that covers the launch: it
+  /// reads what the last writes before a release wrote, which must be the
+  /// value the writes last before it wrote (writeOneValue).
+  bool readsAtRelease(Group &G, const clang::FunctionDecl *Main, const clang::Stmt *At,
+                      llvm::ArrayRef<const clang::Stmt *> Releases,
+                      llvm::ArrayRef<const clang::Stmt *> Waits);
   /// Do the writes \p Writes of the group, all made in \p Main, write one
   /// value: each a whole copy of one local host map of Main (read at its
   /// call, not through a pointer) that the object proof shows unchanged

@@ -7,6 +7,8 @@
 #include "DeviceStorage.h"
 #include "ObjectReach.h"
 
+#include "../core/HoldReleases.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -22,7 +24,7 @@ namespace {
 
 class Retargeting : public PassComponent {
 public:
-  explicit Retargeting(PassContext &P) : PassComponent(P), Reach(P) {}
+  explicit Retargeting(PassContext &P) : PassComponent(P), Reach(P), Releases(P) {}
 
   void run() {
     DeviceStorage Storage(Ctx, ST, inputs());
@@ -72,6 +74,7 @@ public:
 
 private:
   ObjectReach Reach; // the host descriptor's proof, for copies of one value
+  HoldReleases Releases; // where a held stream is let go
 
   bool stays(const std::string &ParamKey) {
     auto Slot = Pass.ParamSlot.find(ParamKey);
@@ -128,6 +131,9 @@ private:
     In.StreamHold = [this] { return Pass.streamHoldNote(); };
     In.MayBeHeld = [this](const CallExpr *Op, const FunctionDecl *Fn) { return Pass.mayBeHeld(Op, Fn); };
     In.HoldSite = [this] { return Pass.StreamHold; };
+    In.ReleasesOf = [this](const CallExpr *Op, const FunctionDecl *Fn) {
+      return Releases.releasesOf(Op, Fn);
+    };
     In.Between = [this](const Stmt *From, const Stmt *To, const Stmt *X, const FunctionDecl *Fn) {
       return between(From, To, X, Fn);
     };

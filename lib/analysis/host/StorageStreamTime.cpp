@@ -133,12 +133,18 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
     if (!A.Held)
       continue;
     std::vector<const Stmt *> Waits = coveringWaits(Main, A.Stream);
+    // A launch of Main's that waits behind a hold only known stores let go.
+    std::optional<std::vector<const Stmt *>> Releases;
+    if (A.Op->Launch && In.ReleasesOf && A.Op->Fn->getCanonicalDecl() == Main->getCanonicalDecl())
+      Releases = In.ReleasesOf(A.Op->Call, A.Op->Fn);
     for (const Stmt *At : A.Anchors) {
       // Storage that outlives Main's call is used again by the next call.
       if (!Local && In.ReachesAvoiding(At, nullptr, Waits, Main))
         return No(At, "this " + What(A) + " is enqueued on a stream that may be held" + Hold +
                           " and may still wait when '" + Main->getNameAsString() + "' returns, which " +
                           Name + " outlives: the next call's operations on it may run first");
+      if (Releases && readsAtRelease(G, Main, At, *Releases, Waits))
+        continue;
       for (const Placed &B : Ops) {
         if (&A == &B || !(A.Writes || B.Writes))
           continue;
@@ -156,6 +162,54 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
     }
   }
   return std::nullopt;
+}
+
+bool DeviceStorage::readsAtRelease(Group &G, const FunctionDecl *Main, const Stmt *At,
+                                   llvm::ArrayRef<const Stmt *> Releases,
+                                   llvm::ArrayRef<const Stmt *> Waits) {
+  // A use no row classifies may write at any time after it. (Partial
+  // writes and the launches of kernels that write the device copy are
+  // writes of the group, which no copy of one value matches below.)
+  if (!G.Unknowns.empty())
+    return false;
+  // The releases the launch may wait for, one on every path from it to a
+  // covering wait or the return (none: the original never runs it then).
+  std::vector<const Stmt *> Reached;
+  for (const Stmt *R : Releases)
+    if (In.ReachesAvoiding(At, R, Waits, Main))
+      Reached.push_back(R);
+  if (Reached.empty() || In.ReachesAvoiding(At, nullptr, Reached, Main))
+    return false;
+  for (const Stmt *W : Waits)
+    if (In.ReachesAvoiding(At, W, Reached, Main))
+      return false;
+  // No write of the group runs while the launch may: none between a
+  // release and a covering wait, none still held at a release.
+  for (const Group::Op &X : G.Ops) {
+    if (X.Launch)
+      continue;
+    if (!X.Call || X.Fn->getCanonicalDecl() != Main->getCanonicalDecl())
+      return false;
+    bool Held = In.MayBeHeld(X.Call, X.Fn);
+    std::vector<const Stmt *> XWaits = Held ? coveringWaits(Main, streamOf(X.Call, X.Fn))
+                                            : std::vector<const Stmt *>();
+    for (const Stmt *R : Reached)
+      if (In.ReachesAvoiding(R, X.Call, Waits, Main) ||
+          (Held && In.ReachesAvoiding(X.Call, R, XWaits, Main)))
+        return false;
+  }
+  // It reads what the writes last before a release wrote; the retargeted
+  // launch passes what those last before it wrote.
+  std::vector<const Stmt *> Set = lastWritesBefore(G, Main, At);
+  if (Set.empty())
+    return false;
+  for (const Stmt *R : Reached) {
+    std::vector<const Stmt *> Last = lastWritesBefore(G, Main, R);
+    if (Last.empty())
+      return false;
+    llvm::append_range(Set, Last);
+  }
+  return writeOneValue(G, Main, Set);
 }
 
 bool DeviceStorage::pointerCopiesReadAtCall(Group &G) {

@@ -998,6 +998,7 @@ def main():
     failed_runs = 0
     careful = {}  # over-careful launches by the reason the tool gave
     notes = {}  # the same by the storage rule's note (--notes)
+    reason_programs = {}  # the programs of each reason (--notes)
     census, combos = {}, {}  # programs with over-careful launches (--census)
     safe = 0  # launches of programs whose every launch has a correct rewrite
     for start in range(0, len(programs), a.pack):
@@ -1043,6 +1044,7 @@ def main():
                 if cls == "over-careful":
                     why = refusal_reason(r1.report if alone_checked else r.report, p)
                     careful[why] = careful.get(why, 0) + 1
+                    reason_programs.setdefault(why, set()).add(p.n)
                     if a.notes:
                         note = storage_note(r1.report if alone_checked else r.report, p)
                         notes[note] = notes.get(note, 0) + 1
@@ -1084,6 +1086,10 @@ def main():
            or "none"))
     for note, count in sorted(notes.items(), key=lambda kv: (-kv[1], kv[0])):
         print(f"over-careful by note: {count:6d}  {note}")
+    if a.notes:
+        for why, progs in sorted(reason_programs.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            print(f"over-careful programs by reason: {why}: " + ", ".join(map(str, sorted(progs)[:12])) +
+                  (", ..." if len(progs) > 12 else ""))
     for dim, count in sorted(census.items(), key=lambda kv: (-kv[1], kv[0])):
         print(f"over-careful programs using: {count:6d}  {dim}")
     for key, programs in sorted(combos.items(), key=lambda kv: (-len(kv[1]), kv[0])):

@@ -7,8 +7,10 @@
 // the device copy may then be copied into more than once. A copy from
 // page-locked memory through a pointer (cudaMemcpyAsync(d, pin, ...))
 // reads `*pin` when its stream runs it: it becomes `*d = *pin` where
-// nothing writes `*pin` before a wait that covers the copy's stream. The
-// unsafe twins are refusals/R12-stream-time.cu.
+// nothing writes `*pin` before a wait that covers the copy's stream. A
+// launch held behind a flag only known stores set (HoldReleases) runs after
+// the first of them: it reads what the copies before it left. The unsafe
+// twins are refusals/R12-stream-time.cu.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
 // RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
@@ -83,3 +85,43 @@ void pinned_upload(const CUtensorMap &h, const CUtensorMap &next, unsigned long 
 // CHECK-FIXES-NEXT: {{^}}  cudaStreamSynchronize(s);
 // CHECK-FIXES-NEXT: {{^}}  *pin = next;
 // CHECK-FIXES-NEXT: {{^}}  staged<<<1, 1, 0, s>>>(*d, out);
+
+// A launch held behind a flag that only this function's host code sets:
+// 'spin' waits for it and does nothing else, the flag is mapped page-locked
+// memory used only to be allocated, mapped, stored to and freed. The launch
+// cannot start before the store of 1, so it reads the device copy as the
+// copies made before that store left it: another map, then again the map
+// the launch's retargeted form passes.
+__global__ void released(const CUtensorMap *map, unsigned long long *out) { out[2] = map->opaque[3]; }
+
+void released_launch(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  volatile int *flag;
+  cudaHostAlloc((void **)&flag, sizeof(int), cudaHostAllocMapped);
+  *flag = 0;
+  int *dflag;
+  cudaHostGetDevicePointer((void **)&dflag, (void *)flag, 0);
+  CUtensorMap h = a;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  released<<<1, 1, 0, s>>>(d, out);
+  cudaMemcpy(d, &b, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaFree(d);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'released' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void released_launch(
+// CHECK-FIXES: {{^}}  *d = h;
+// CHECK-FIXES-NEXT: {{^}}  spin<<<1, 1, 0, s>>>(dflag);
+// CHECK-FIXES-NEXT: {{^}}  released<<<1, 1, 0, s>>>(*d, out);
+// CHECK-FIXES-NEXT: {{^}}  *d = b;
+// CHECK-FIXES-NEXT: {{^}}  *d = h;
+// CHECK-FIXES-NEXT: {{^}}  *flag = 1;

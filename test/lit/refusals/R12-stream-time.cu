@@ -3,7 +3,10 @@
 // while a launch of it on a held stream may still wait (it may run before
 // the launch), and a page-locked staging map written while the copy that
 // reads it may still wait on its stream, or handed to code the tool does
-// not see. Each device copy is launched again after the staging map is
+// not see. A launch held behind a flag only known stores set, where the
+// copies before the store leave another map, where a copy may run after
+// the store, and where unseen code is given the flag. Each device copy is
+// launched again after the staging map is
 // refilled, so the staging map cannot be passed by value either. Each refusal
 // names the call, and the file is left as it is.
 // RUN: %prep
@@ -83,3 +86,76 @@ void handed_on(cudaStream_t s, unsigned long long *out) {
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'handed' is left by reference
 // CHECK-DAG: :[[@LINE-13]]:3: note: also: the storage rule cannot retarget it: 'pin' is passed here: the cudaMemcpyAsync into 'd' reads '*pin' when its stream runs it, not at the call [storage.unclassified-use]
+
+// Held behind a flag only this function sets (patterns/H13-stream-time.cu's
+// released_launch), the launch reads what the copies made before the store
+// of 1 left: here another map than the one its retargeted form passes.
+__global__ void last_differs(const CUtensorMap *map, unsigned long long *out) { out[4] = map->opaque[3]; }
+__global__ void after_release(const CUtensorMap *map, unsigned long long *out) { out[5] = map->opaque[3]; }
+__global__ void flag_handed(const CUtensorMap *map, unsigned long long *out) { out[6] = map->opaque[3]; }
+
+void watch(volatile int *flag);
+
+#define MAPPED_FLAG                                                                                \
+  cudaStream_t s;                                                                                  \
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);                                            \
+  volatile int *flag;                                                                              \
+  cudaHostAlloc((void **)&flag, sizeof(int), cudaHostAllocMapped);                                 \
+  *flag = 0;                                                                                       \
+  int *dflag;                                                                                      \
+  cudaHostGetDevicePointer((void **)&dflag, (void *)flag, 0);
+
+void last_copy_differs(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  last_differs<<<1, 1, 0, s>>>(d, out);
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaMemcpy(d, &b, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'last_differs' is left by reference
+// CHECK-DAG: :[[@LINE-6]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-8]], which waits on a stream that may be held
+
+// The store of 1 lets the launch go while a copy may still be made: the
+// launch may read either map.
+void write_after_release(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  after_release<<<1, 1, 0, s>>>(d, out);
+  *flag = 1;
+  cudaMemcpy(d, &b, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'after_release' is left by reference
+// CHECK-DAG: :[[@LINE-5]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-7]], which waits on a stream that may be held
+
+// Code the tool does not see is given the flag: it may let the stream go
+// at any time, before the copy of the other map too.
+void flag_handed_on(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  watch(flag);
+  CUtensorMap h = a;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  flag_handed<<<1, 1, 0, s>>>(d, out);
+  cudaMemcpy(d, &b, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'flag_handed' is left by reference
+// CHECK-DAG: :[[@LINE-7]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-8]], which waits on a stream that may be held

@@ -749,6 +749,13 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
     WhyNot = G.Why;
     return std::nullopt;
   }
+  // Launches whose kernel runs later than the call and reads a copy of a
+  // map unchanged since the call pass that map.
+  for (RetargetedLaunch &L : G.R.Launches)
+    if (auto It = G.PassSource.find(L.Call); L.Call && It != G.PassSource.end()) {
+      L.Edit.Text = It->second->getNameAsString();
+      L.ByValue = true;
+    }
   G.R.Key = "storage:" + *G.Members.begin();
   G.R.Storages.assign(G.Members.begin(), G.Members.end());
   G.R.Where = ST.point(Idx->Nodes[*Start].D->getLocation());

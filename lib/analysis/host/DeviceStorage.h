@@ -71,6 +71,12 @@ struct RetargetedLaunch {
   /// The function that makes the launch (a launcher's own launch: the
   /// launcher).
   const clang::FunctionDecl *Fn = nullptr;
+  /// The launch call, where the argument is one of its own (not a slot of
+  /// an argument array): the one a host map may be passed to instead.
+  const clang::CallExpr *Call = nullptr;
+  /// Edit passes a local host map by value: the one whose copy the kernel
+  /// reads when it runs, later than the call (DeviceStorage::sourceReadLater).
+  bool ByValue = false;
 };
 
 /// A storage group retargeted to host memory: its storage keeps its shape
@@ -303,6 +309,10 @@ private:
   /// between the capture and a replay. A copy captured, or an operation on
   /// a stream a capture may use unseen, refuses. False (refused) otherwise.
   bool capturedLaunchesAgree(Group &G);
+  /// Does every replay of \p Cap read a copy of one local map, unchanged
+  /// since the capture of \p Launch, which the captured launch then passes
+  /// by value (sourceReadLater; Group::PassSource)?
+  bool replaysReadOneSource(Group &G, const GraphCapture &Cap, const clang::CallExpr *Launch);
   /// Does the device copy hold one value from its first copy on: every
   /// write of the group a whole copy from one local host descriptor that
   /// does not change between any two of them, all made in the one function
@@ -319,9 +329,18 @@ private:
   /// release and the host wait (\p Waits) that covers the launch: it
   /// reads what the last writes before a release wrote, which must be the
   /// value the writes last before it wrote (writeOneValue).
-  bool readsAtRelease(Group &G, const clang::FunctionDecl *Main, const clang::Stmt *At,
+  bool readsAtRelease(Group &G, const clang::FunctionDecl *Main, const clang::CallExpr *Launch,
                       llvm::ArrayRef<const clang::Stmt *> Releases,
                       llvm::ArrayRef<const clang::Stmt *> Waits);
+  /// The local host map \p Launch (a launch of \p Main whose kernel runs
+  /// later than the call: at a release, at a graph's replay) may pass by
+  /// value where the snapshot at its call is not what the kernel reads:
+  /// \p Last, the writes the kernel reads, are whole copies of one local
+  /// map that does not change from the launch's call to any of them, in
+  /// scope at the launch, whose argument the form edits. Null otherwise.
+  const clang::VarDecl *sourceReadLater(Group &G, const clang::FunctionDecl *Main,
+                                        const clang::CallExpr *Launch,
+                                        llvm::ArrayRef<const clang::Stmt *> Last);
   /// Do the writes \p Writes of the group, all made in \p Main, write one
   /// value: each a whole copy of one local host map of Main (read at its
   /// call, not through a pointer) that the object proof shows unchanged
@@ -533,6 +552,8 @@ struct DeviceStorage::Group {
   bool Captured = false;
   /// holdsOneValue's answer, once asked.
   std::optional<bool> OneValue;
+  /// Launches that pass a local host map by value (sourceReadLater).
+  std::map<const clang::CallExpr *, const clang::VarDecl *> PassSource;
   /// The first operation of the group on a stream that may be held (the
   /// hold itself for one the rule does not read), or null.
   const clang::Stmt *HeldAt = nullptr;

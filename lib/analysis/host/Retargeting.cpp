@@ -403,7 +403,9 @@ private:
       LS.Edits.push_back(L.Edit);
       LS.BufferKey = R.Key;
       LS.HostDescriptor = L.Edit.Text;
-      LS.Form = LaunchForm::Snapshot; // the storage holds the copy taken at the upload
+      // The storage holds the copy taken at the upload, or the launch
+      // passes the map whose copy its kernel reads.
+      LS.Form = L.ByValue ? LaunchForm::ByValue : LaunchForm::Snapshot;
       LS.ReliesOn = R.ReliesOn;
       Out.Launches.push_back(std::move(LS));
       HostUse U;

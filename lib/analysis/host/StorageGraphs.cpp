@@ -196,6 +196,7 @@ bool DeviceStorage::capturedLaunchesAgree(Group &G) {
     // A replay reads what every copy writes alike.
     if (holdsOneValue(G))
       continue;
+    const CallExpr *Mismatch = nullptr;
     for (const CallExpr *Replay : Cap->Replays) {
       noteHeld(G, Replay, Cap->Fn);
       for (const Group::Op &W : G.Ops) {
@@ -205,16 +206,38 @@ bool DeviceStorage::capturedLaunchesAgree(Group &G) {
           return refuse(G, W.Call, Name + " is written in another function, which may run between "
                                           "the capture of a launch into a CUDA graph and its replay");
         // A write of the value the launch was captured with changes nothing.
-        if (In.Between(O.Call, Replay, W.Call, Cap->Fn) &&
+        if (!Mismatch && In.Between(O.Call, Replay, W.Call, Cap->Fn) &&
             !writeMatchesLaunch(G, Cap->Fn, W.Call, O.Call))
-          return refuse(G, W.Call,
-                        Name + " is written here, between the capture of a launch into a CUDA graph "
-                               "and its replay, which reads it then, where the retargeted launch "
-                               "passes it as it was at the capture");
+          Mismatch = W.Call;
       }
     }
+    // Or the capture takes, by value, the map whose copy each replay reads.
+    if (Mismatch && !replaysReadOneSource(G, *Cap, O.Call))
+      return refuse(G, Mismatch,
+                    Name + " is written here, between the capture of a launch into a CUDA graph "
+                           "and its replay, which reads it then, where the retargeted launch "
+                           "passes it as it was at the capture");
   }
   return true;
+}
+
+bool DeviceStorage::replaysReadOneSource(Group &G, const GraphCapture &Cap, const CallExpr *Launch) {
+  // Each replay runs its launch when it is enqueued (a replay that may
+  // wait on a held stream reads later still), after the writes last
+  // before it.
+  std::vector<const Stmt *> Read;
+  for (const CallExpr *Replay : Cap.Replays) {
+    if (!In.MayBeHeld || In.MayBeHeld(Replay, Cap.Fn))
+      return false;
+    std::vector<const Stmt *> Last = lastWritesBefore(G, Cap.Fn, Replay);
+    if (Last.empty())
+      return false;
+    llvm::append_range(Read, Last);
+  }
+  const VarDecl *Source = sourceReadLater(G, Cap.Fn, Launch, Read);
+  if (Source)
+    G.PassSource[Launch] = Source;
+  return Source != nullptr;
 }
 
 } // namespace tma::analysis

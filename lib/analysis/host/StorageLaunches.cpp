@@ -98,7 +98,7 @@ bool DeviceStorage::classifyLaunch(Group &G, const CallExpr *Call, const Expr *C
       return true;
     }
     G.R.Launches.push_back({KL->Kernel, I, ST.point(KL->Args[I]->getBeginLoc()),
-                            derefEdit(KL->Args[I], *Arg), ST.replace(*Arg, ""), R.Fn});
+                            derefEdit(KL->Args[I], *Arg), ST.replace(*Arg, ""), R.Fn, Call});
     G.enqueuedOn(streamOf(Call, R.Fn), onLegacyStream(Call));
     noteLaunch(G, Call, R.Fn);
     G.R.Touched.insert(ST.point(KL->Args[I]->getBeginLoc()));

@@ -143,7 +143,7 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
         return No(At, "this " + What(A) + " is enqueued on a stream that may be held" + Hold +
                           " and may still wait when '" + Main->getNameAsString() + "' returns, which " +
                           Name + " outlives: the next call's operations on it may run first");
-      if (Releases && readsAtRelease(G, Main, At, *Releases, Waits))
+      if (Releases && readsAtRelease(G, Main, A.Op->Call, *Releases, Waits))
         continue;
       for (const Placed &B : Ops) {
         if (&A == &B || !(A.Writes || B.Writes))
@@ -164,9 +164,10 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
   return std::nullopt;
 }
 
-bool DeviceStorage::readsAtRelease(Group &G, const FunctionDecl *Main, const Stmt *At,
+bool DeviceStorage::readsAtRelease(Group &G, const FunctionDecl *Main, const CallExpr *Launch,
                                    llvm::ArrayRef<const Stmt *> Releases,
                                    llvm::ArrayRef<const Stmt *> Waits) {
+  const Stmt *At = Launch;
   // A use no row classifies may write at any time after it. (Partial
   // writes and the launches of kernels that write the device copy are
   // writes of the group, which no copy of one value matches below.)
@@ -199,17 +200,58 @@ bool DeviceStorage::readsAtRelease(Group &G, const FunctionDecl *Main, const Stm
         return false;
   }
   // It reads what the writes last before a release wrote; the retargeted
-  // launch passes what those last before it wrote.
-  std::vector<const Stmt *> Set = lastWritesBefore(G, Main, At);
-  if (Set.empty())
-    return false;
+  // launch passes what those last before it wrote, or the map they copy.
+  std::vector<const Stmt *> Read;
   for (const Stmt *R : Reached) {
     std::vector<const Stmt *> Last = lastWritesBefore(G, Main, R);
     if (Last.empty())
       return false;
-    llvm::append_range(Set, Last);
+    llvm::append_range(Read, Last);
   }
-  return writeOneValue(G, Main, Set);
+  std::vector<const Stmt *> Set = lastWritesBefore(G, Main, At);
+  if (!Set.empty()) {
+    llvm::append_range(Set, Read);
+    if (writeOneValue(G, Main, Set))
+      return true;
+  }
+  if (const VarDecl *Source = sourceReadLater(G, Main, Launch, Read)) {
+    G.PassSource[Launch] = Source;
+    return true;
+  }
+  return false;
+}
+
+const VarDecl *DeviceStorage::sourceReadLater(Group &G, const FunctionDecl *Main,
+                                              const CallExpr *Launch,
+                                              llvm::ArrayRef<const Stmt *> Last) {
+  if (G.ValueForm || Last.empty() || !In.HostUnchangedBetween ||
+      llvm::none_of(G.R.Launches, [&](const RetargetedLaunch &L) { return L.Call == Launch; }) ||
+      !writeOneValue(G, Main, std::vector<const Stmt *>(Last.begin(), Last.end())))
+    return nullptr;
+  auto Copy = llvm::find_if(G.WholeCopies, [&](const Group::WholeCopy &C) { return C.Call == Last.front(); });
+  const VarDecl *Source = Copy->Source;
+  if (Copy->SourceText != Source->getName())
+    return nullptr;
+  for (const Stmt *C : Last)
+    if (!In.HostUnchangedBetween(Source, Launch, C, Main))
+      return nullptr;
+  // Declared before the launch, in a block around it.
+  const Stmt *Decl = nullptr;
+  std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
+    if (!S || Decl)
+      return;
+    if (const auto *DS = dyn_cast<DeclStmt>(S); DS && llvm::is_contained(DS->decls(), Source))
+      Decl = DS;
+    for (const Stmt *C : S->children())
+      Find(C);
+  };
+  Find(Main->getBody());
+  const auto *Block = Decl ? dyn_cast_or_null<CompoundStmt>(parent(Main, Decl)) : nullptr;
+  SourceManager &SM = Ctx.getSourceManager();
+  if (!Block || !SM.isBeforeInTranslationUnit(Decl->getEndLoc(), Launch->getBeginLoc()) ||
+      !SM.isBeforeInTranslationUnit(Launch->getEndLoc(), Block->getRBracLoc()))
+    return nullptr;
+  return Source;
 }
 
 bool DeviceStorage::pointerCopiesReadAtCall(Group &G) {

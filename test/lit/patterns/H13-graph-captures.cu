@@ -9,6 +9,9 @@
 // replay (over every path of the CFG): the captured launch passes `*d`, the
 // map as it is at the capture, which is what each replay reads. A copy
 // before each capture of a loop starts a new capture, so it is not between.
+// Where the writes last before every replay are copies of one local map
+// that does not change from the capture to them, the captured launch
+// passes that map instead (DeviceStorage::replaysReadOneSource).
 // The unsafe twins are refusals/R12-graph-captures.cu.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
@@ -79,4 +82,36 @@ void stepwise(const CUtensorMap *maps, int steps, unsigned long long *out) {
 // CHECK-FIXES-LABEL: void stepwise(
 // CHECK-FIXES: {{^}}    *d = maps[i];
 // CHECK-FIXES: {{^}}    step<<<1, 1, 0, s>>>(*d, out, i);
-// CHECK-MESSAGES: 2 kernels rewritten, 0 refused
+
+// The copy between the capture and the replay is of a local map that does
+// not change from the capture to the copy: the replay reads that map, and
+// the captured launch passes it by value (the capture keeps its arguments).
+__global__ void copied_later(const CUtensorMap *map, unsigned long long *out) { out[2] = map->opaque[2]; }
+
+void captured_then_copied(const CUtensorMap &first, const CUtensorMap &second, unsigned long long *out) {
+  CUtensorMap next = second;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &first, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+  copied_later<<<1, 1, 0, s>>>(d, out);
+  cudaStreamEndCapture(s, &graph);
+  cudaGraphInstantiate(&exec, graph, 0);
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaGraphLaunch(exec, s);
+  cudaStreamSynchronize(s);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'copied_later' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void captured_then_copied(
+// CHECK-FIXES: {{^}}  copied_later<<<1, 1, 0, s>>>(next, out);
+// CHECK-FIXES: {{^}}  *d = next;
+// CHECK-FIXES-NEXT: {{^}}  cudaGraphLaunch(exec, s);
+// CHECK-MESSAGES: 3 kernels rewritten, 0 refused

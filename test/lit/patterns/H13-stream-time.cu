@@ -9,7 +9,8 @@
 // reads `*pin` when its stream runs it: it becomes `*d = *pin` where
 // nothing writes `*pin` before a wait that covers the copy's stream. A
 // launch held behind a flag only known stores set (HoldReleases) runs after
-// the first of them: it reads what the copies before it left. The unsafe
+// the first of them: it reads what the copies before it left, and passes
+// the local map they copy where the snapshot at its call is another. The unsafe
 // twins are refusals/R12-stream-time.cu.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
@@ -125,3 +126,36 @@ void released_launch(const CUtensorMap &a, const CUtensorMap &b, unsigned long l
 // CHECK-FIXES-NEXT: {{^}}  *d = b;
 // CHECK-FIXES-NEXT: {{^}}  *d = h;
 // CHECK-FIXES-NEXT: {{^}}  *flag = 1;
+
+// The copy before the release is of another local map, unchanged from the
+// launch to the copy: the launch reads that map, and passes it by value.
+__global__ void released_next(const CUtensorMap *map, unsigned long long *out) { out[3] = map->opaque[3]; }
+
+void released_other_map(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  volatile int *flag;
+  cudaHostAlloc((void **)&flag, sizeof(int), cudaHostAllocMapped);
+  *flag = 0;
+  int *dflag;
+  cudaHostGetDevicePointer((void **)&dflag, (void *)flag, 0);
+  CUtensorMap h = a, next = b;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  released_next<<<1, 1, 0, s>>>(d, out);
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaFree(d);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'released_next' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void released_other_map(
+// CHECK-FIXES: {{^}}  *d = h;
+// CHECK-FIXES-NEXT: {{^}}  spin<<<1, 1, 0, s>>>(dflag);
+// CHECK-FIXES-NEXT: {{^}}  released_next<<<1, 1, 0, s>>>(next, out);
+// CHECK-FIXES-NEXT: {{^}}  *d = next;

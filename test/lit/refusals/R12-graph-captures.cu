@@ -3,7 +3,8 @@
 // where the retargeted launch would pass it as it was at the capture. So
 // the storage rule refuses a device copy written between a capture and a
 // replay (a copy after the capture; a copy after a replay of a loop that
-// replays again), a copy that is itself captured (each replay makes it
+// replays again; a copy of a local map changed since the capture, which
+// the captured launch cannot pass by value either), a copy that is itself captured (each replay makes it
 // again), and, once a capture is not read whole (the executable graph
 // handed to a function), any launch that is not on the legacy stream. Work
 // on a stream handed in may be on the captured stream. Each refusal names
@@ -106,4 +107,33 @@ void on_a_stream(const CUtensorMap &first, const CUtensorMap &second, cudaStream
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'handed' is left by reference
 // CHECK-DAG: :[[@LINE-7]]:3: note: also: the storage rule cannot retarget it: this work on 'd' is enqueued on a stream a CUDA graph of this translation unit may capture, and a replay would run it again later [storage.unclassified-use]
-// CHECK: 0 kernels rewritten, 4 refused
+// The local map copied after the capture changes after the capture: the
+// captured launch cannot pass it as the replay reads it.
+__global__ void next_changed(const CUtensorMap *map, unsigned long long *out) { out[4] = map->opaque[0]; }
+
+void changed_after_capture(const CUtensorMap &first, const CUtensorMap &second, unsigned long long *out) {
+  CUtensorMap next = second;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &first, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+  next_changed<<<1, 1, 0, s>>>(d, out);
+  cudaStreamEndCapture(s, &graph);
+  cudaGraphInstantiate(&exec, graph, 0);
+  next.opaque[0] = 0;
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaGraphLaunch(exec, s);
+  cudaStreamSynchronize(s);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'next_changed' is left by reference
+// CHECK-DAG: :[[@LINE-9]]:3: note: also: the storage rule cannot retarget it: 'd' is written here, between the capture of a launch into a CUDA graph and its replay, which reads it then, where the retargeted launch passes it as it was at the capture [storage.unclassified-use]
+
+// CHECK: 0 kernels rewritten, 5 refused

@@ -4,8 +4,8 @@
 // capture of a launch and a replay that follows an upload; and the first
 // upload is itself queued on a held stream, so a launch on another stream
 // may run before any upload has landed. A write of another map while a
-// launch waits, or before a replay, is refused though the same map is
-// uploaded elsewhere too. Each refusal names the operation
+// launch waits, or before replays between which it changes, is refused
+// though the same map is uploaded elsewhere too. Each refusal names the operation
 // that runs out of order, and the file is left as it is.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
@@ -120,7 +120,9 @@ void another_while_held(const CUtensorMap &src, const CUtensorMap &next, volatil
 // CHECK-DAG: :[[@LINE-7]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-9]]
 
 // Another map uploaded before each replay of a launch captured with the
-// first.
+// first, and changed after each replay: no one map is what every replay
+// reads (where it does not change, the capture passes it:
+// patterns/H13-graph-captures.cu).
 void another_before_replay(const CUtensorMap &src, const CUtensorMap &next, int steps,
                            unsigned long long *out) {
   CUtensorMap h = src, o = next;
@@ -139,6 +141,7 @@ void another_before_replay(const CUtensorMap &src, const CUtensorMap &next, int 
     cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
     cudaMemcpy(d, &o, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
     cudaGraphLaunch(exec, s);
+    o.opaque[0] = i;
   }
   cudaStreamSynchronize(s);
   cudaGraphExecDestroy(exec);
@@ -147,4 +150,4 @@ void another_before_replay(const CUtensorMap &src, const CUtensorMap &next, int 
   cudaFree(d);
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'replayed' is left by reference
-// CHECK-DAG: :[[@LINE-10]]:5: note: also: the storage rule cannot retarget it: 'd' is written here, between the capture of a launch into a CUDA graph and its replay
+// CHECK-DAG: :[[@LINE-11]]:5: note: also: the storage rule cannot retarget it: 'd' is written here, between the capture of a launch into a CUDA graph and its replay

@@ -5,7 +5,8 @@
 // reads it may still wait on its stream, or handed to code the tool does
 // not see. A launch held behind a flag only known stores set, where the
 // copies before the store leave another map, where a copy may run after
-// the store, and where unseen code is given the flag. Each device copy is
+// the store, where unseen code is given the flag, and where the map
+// copied before the store changes after the launch. Each device copy is
 // launched again after the staging map is
 // refilled, so the staging map cannot be passed by value either. Each refusal
 // names the call, and the file is left as it is.
@@ -159,3 +160,24 @@ void flag_handed_on(const CUtensorMap &a, const CUtensorMap &b, unsigned long lo
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'flag_handed' is left by reference
 // CHECK-DAG: :[[@LINE-7]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-8]], which waits on a stream that may be held
+
+// The map copied before the release changes after the launch: the launch
+// cannot pass it as it is at the call.
+__global__ void next_changed(const CUtensorMap *map, unsigned long long *out) { out[7] = map->opaque[3]; }
+
+void next_changed_first(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a, next = b;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  next_changed<<<1, 1, 0, s>>>(d, out);
+  next.opaque[0] = 0;
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'next_changed' is left by reference
+// CHECK-DAG: :[[@LINE-6]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-8]], which waits on a stream that may be held

@@ -133,17 +133,28 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
     if (!A.Held)
       continue;
     std::vector<const Stmt *> Waits = coveringWaits(Main, A.Stream);
-    // A launch of Main's that waits behind a hold only known stores let go.
+    // An operation of Main's that waits behind a hold only known stores
+    // let go.
     std::optional<std::vector<const Stmt *>> Releases;
-    if (A.Op->Launch && In.ReleasesOf && A.Op->Fn->getCanonicalDecl() == Main->getCanonicalDecl())
+    if (In.ReleasesOf && A.Op->Fn && A.Op->Fn->getCanonicalDecl() == Main->getCanonicalDecl())
       Releases = In.ReleasesOf(A.Op->Call, A.Op->Fn);
+    // A write the value form leaves on the device (a kernel that writes
+    // the device copy, a partial write it does not repeat), held until a
+    // known release: a launch made before every release it may wait for
+    // runs before it lands, and passes the value, which never takes it.
+    bool DeviceOnly = G.ValueForm && A.Writes && Releases &&
+                      (llvm::any_of(G.Staying, [&](const auto &S) { return S.first == A.Op->Call; }) ||
+                       llvm::any_of(G.Partials, [&](const Group::Partial &P) { return P.Call == A.Op->Call; }));
+    auto LandsAfter = [&](const Stmt *Bt) {
+      return llvm::none_of(*Releases, [&](const Stmt *R) { return In.ReachesAvoiding(R, Bt, Waits, Main); });
+    };
     for (const Stmt *At : A.Anchors) {
       // Storage that outlives Main's call is used again by the next call.
       if (!Local && In.ReachesAvoiding(At, nullptr, Waits, Main))
         return No(At, "this " + What(A) + " is enqueued on a stream that may be held" + Hold +
                           " and may still wait when '" + Main->getNameAsString() + "' returns, which " +
                           Name + " outlives: the next call's operations on it may run first");
-      if (Releases && readsAtRelease(G, Main, A.Op->Call, *Releases, Waits))
+      if (A.Op->Launch && Releases && readsAtRelease(G, Main, A.Op->Call, *Releases, Waits))
         continue;
       for (const Placed &B : Ops) {
         if (&A == &B || !(A.Writes || B.Writes))
@@ -153,6 +164,7 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
           continue;
         for (const Stmt *Bt : B.Anchors)
           if (In.ReachesAvoiding(At, Bt, Waits, Main) &&
+              !(DeviceOnly && B.Op->Launch && !B.Held && LandsAfter(Bt)) &&
               (!A.Writes || !B.Writes || LaunchAfter(Bt)) && !SameValue(A, At, B, Bt))
             return No(Bt, "this " + What(B) + " may run before the " + What(A) + " at line " +
                               Line(At) + ", which waits on a stream that may be held" + Hold +

@@ -182,12 +182,21 @@ bool DeviceStorage::valueForm(Group &G) {
       if (!Within(At))
         return Refuse(At, "this launch is outside the allocated variable's block");
       // No write the form leaves on the device may reach the launch
-      // before a whole copy replaces it.
-      for (const Group::Op &W : G.Ops)
-        if (!W.Launch && !Whole.count(W.Call) && !Repeated.count(W.Call) &&
-            In.ReachesAvoiding(W.Call, At, AtCall, Main))
+      // before a whole copy replaces it. One held until a known release
+      // lands after it: a launch that runs at its call reads it only from
+      // there.
+      bool LaunchHeld = In.MayBeHeld(L.Call, L.Fn);
+      for (const Group::Op &W : G.Ops) {
+        if (W.Launch || Whole.count(W.Call) || Repeated.count(W.Call))
+          continue;
+        std::optional<std::vector<const Stmt *>> Releases;
+        if (!LaunchHeld && In.ReleasesOf && In.MayBeHeld(W.Call, W.Fn))
+          Releases = In.ReleasesOf(W.Call, W.Fn);
+        std::vector<const Stmt *> From = Releases ? *Releases : std::vector<const Stmt *>{W.Call};
+        if (llvm::any_of(From, [&](const Stmt *F) { return In.ReachesAvoiding(F, At, AtCall, Main); }))
           return Refuse(W.Call, "this write of the device copy may be read by the launch at line " +
                                     std::to_string(SM.getExpansionLineNumber(At->getBeginLoc())));
+      }
     }
   }
   // The arguments that hand the device copy to a launcher's parameter.

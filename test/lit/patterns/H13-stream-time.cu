@@ -159,3 +159,36 @@ void released_other_map(const CUtensorMap &a, const CUtensorMap &b, unsigned lon
 // CHECK-FIXES-NEXT: {{^}}  spin<<<1, 1, 0, s>>>(dflag);
 // CHECK-FIXES-NEXT: {{^}}  released_next<<<1, 1, 0, s>>>(next, out);
 // CHECK-FIXES-NEXT: {{^}}  *d = next;
+
+// A kernel that writes the device copy, held until the release: the value
+// form keeps the device copy for it, and a launch made before the release
+// runs before the write lands and passes the value, which never takes it.
+__global__ void stamp_held(CUtensorMap *map, unsigned long long v) { map->opaque[15] = v; }
+__global__ void before_stamp(const CUtensorMap *map, unsigned long long *out) { out[4] = map->opaque[15]; }
+
+void stamped_at_release(const CUtensorMap &a, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  volatile int *flag;
+  cudaHostAlloc((void **)&flag, sizeof(int), cudaHostAllocMapped);
+  *flag = 0;
+  int *dflag;
+  cudaHostGetDevicePointer((void **)&dflag, (void *)flag, 0);
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &a, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  stamp_held<<<1, 1, 0, s>>>(d, 7);
+  before_stamp<<<1, 1>>>(d, out);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaFree(d);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'before_stamp' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void stamped_at_release(
+// CHECK-FIXES: {{^}}  stamp_held<<<1, 1, 0, s>>>(d, 7);
+// CHECK-FIXES-NEXT: {{^}}  before_stamp<<<1, 1>>>(d_value, out);

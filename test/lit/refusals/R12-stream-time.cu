@@ -181,3 +181,24 @@ void next_changed_first(const CUtensorMap &a, const CUtensorMap &b, unsigned lon
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'next_changed' is left by reference
 // CHECK-DAG: :[[@LINE-6]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-8]], which waits on a stream that may be held
+
+// A kernel that writes the device copy, held until the release, and a
+// launch made after the release, which may run after the write lands:
+// the value form cannot pass it the value.
+__global__ void stamp_held(CUtensorMap *map, unsigned long long v) { map->opaque[15] = v; }
+__global__ void after_stamp(const CUtensorMap *map, unsigned long long *out) { out[8] = map->opaque[15]; }
+
+void launched_after_release(const CUtensorMap &a, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &a, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  stamp_held<<<1, 1, 0, s>>>(d, 7);
+  *flag = 1;
+  after_stamp<<<1, 1>>>(d, out);
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'after_stamp' is left by reference
+// CHECK-DAG: :[[@LINE-7]]:30: note: also: the storage rule cannot retarget it: it is also launched with kernel 'stamp_held', whose descriptor stays by reference [storage.unclassified-use]

@@ -338,6 +338,11 @@ private:
   /// \p Last, the writes the kernel reads, are whole copies of one local
   /// map that does not change from the launch's call to any of them, in
   /// scope at the launch, whose argument the form edits. Null otherwise.
+  /// May a write of the group that waits on a held stream and may run
+  /// before \p P land out of the text's order there: still waiting at \p P,
+  /// or after a write made while it waits? Then the writes last before
+  /// \p P in the text are not those last to land (lastWritesBefore).
+  bool heldWriteLandsLate(Group &G, const clang::FunctionDecl *Main, const clang::Stmt *P);
   const clang::VarDecl *sourceReadLater(Group &G, const clang::FunctionDecl *Main,
                                         const clang::CallExpr *Launch,
                                         llvm::ArrayRef<const clang::Stmt *> Last);

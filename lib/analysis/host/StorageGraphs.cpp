@@ -229,6 +229,8 @@ bool DeviceStorage::replaysReadOneSource(Group &G, const GraphCapture &Cap, cons
   for (const CallExpr *Replay : Cap.Replays) {
     if (!In.MayBeHeld || In.MayBeHeld(Replay, Cap.Fn))
       return false;
+    if (heldWriteLandsLate(G, Cap.Fn, Replay))
+      return false;
     std::vector<const Stmt *> Last = lastWritesBefore(G, Cap.Fn, Replay);
     if (Last.empty())
       return false;

@@ -197,20 +197,20 @@ bool DeviceStorage::readsAtRelease(Group &G, const FunctionDecl *Main, const Cal
     if (In.ReachesAvoiding(At, W, Reached, Main))
       return false;
   // No write of the group runs while the launch may: none between a
-  // release and a covering wait, none still held at a release.
+  // release and a covering wait, none held out of the text's order at a
+  // release.
   for (const Group::Op &X : G.Ops) {
     if (X.Launch)
       continue;
     if (!X.Call || X.Fn->getCanonicalDecl() != Main->getCanonicalDecl())
       return false;
-    bool Held = In.MayBeHeld(X.Call, X.Fn);
-    std::vector<const Stmt *> XWaits = Held ? coveringWaits(Main, streamOf(X.Call, X.Fn))
-                                            : std::vector<const Stmt *>();
     for (const Stmt *R : Reached)
-      if (In.ReachesAvoiding(R, X.Call, Waits, Main) ||
-          (Held && In.ReachesAvoiding(X.Call, R, XWaits, Main)))
+      if (In.ReachesAvoiding(R, X.Call, Waits, Main))
         return false;
   }
+  for (const Stmt *R : Reached)
+    if (heldWriteLandsLate(G, Main, R))
+      return false;
   // It reads what the writes last before a release wrote; the retargeted
   // launch passes what those last before it wrote, or the map they copy.
   std::vector<const Stmt *> Read;
@@ -229,6 +229,25 @@ bool DeviceStorage::readsAtRelease(Group &G, const FunctionDecl *Main, const Cal
   if (const VarDecl *Source = sourceReadLater(G, Main, Launch, Read)) {
     G.PassSource[Launch] = Source;
     return true;
+  }
+  return false;
+}
+
+bool DeviceStorage::heldWriteLandsLate(Group &G, const FunctionDecl *Main, const Stmt *P) {
+  for (const Group::Op &X : G.Ops) {
+    if (X.Launch)
+      continue;
+    if (!X.Call || X.Fn->getCanonicalDecl() != Main->getCanonicalDecl())
+      return true;
+    if (!In.MayBeHeld(X.Call, X.Fn) || !In.ReachesAvoiding(X.Call, P, {}, Main))
+      continue;
+    std::vector<const Stmt *> XWaits = coveringWaits(Main, streamOf(X.Call, X.Fn));
+    // Still waiting at P, or out of order with a write made while it waits.
+    if (In.ReachesAvoiding(X.Call, P, XWaits, Main))
+      return true;
+    for (const Group::Op &Y : G.Ops)
+      if (!Y.Launch && &Y != &X && In.ReachesAvoiding(X.Call, Y.Call, XWaits, Main))
+        return true;
   }
   return false;
 }

@@ -6,7 +6,9 @@
 // not see. A launch held behind a flag only known stores set, where the
 // copies before the store leave another map, where a copy may run after
 // the store, where unseen code is given the flag, and where the map
-// copied before the store changes after the launch. Each device copy is
+// copied before the store changes after the launch; and a capture whose
+// replay follows a copy held until a release, which lands after the copy
+// the text makes after it. Each device copy is
 // launched again after the staging map is
 // refilled, so the staging map cannot be passed by value either. Each refusal
 // names the call, and the file is left as it is.
@@ -202,3 +204,42 @@ void launched_after_release(const CUtensorMap &a, unsigned long long *out) {
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'after_stamp' is left by reference
 // CHECK-DAG: :[[@LINE-7]]:30: note: also: the storage rule cannot retarget it: it is also launched with kernel 'stamp_held', whose descriptor stays by reference [storage.unclassified-use]
+
+// A copy held until the release lands after the copy the text makes after
+// it: the replay reads the held copy's map, not the one copied last in the
+// text, so the capture cannot pass that one by value.
+__global__ void replayed_late(const CUtensorMap *map, unsigned long long *out) { out[9] = map->opaque[3]; }
+
+void held_copy_before_replay(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a, next = b;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = h;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStream_t cs;
+  cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal);
+  replayed_late<<<1, 1, 0, cs>>>(d, out);
+  cudaStreamEndCapture(cs, &graph);
+  cudaGraphInstantiate(&exec, graph, 0);
+  spin<<<1, 1, 0, s>>>(dflag);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  cudaGraphLaunch(exec, 0);
+  cudaStreamSynchronize(0);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(cs);
+  cudaFree(d);
+  cudaFreeHost(pin);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'replayed_late' is left by reference
+// CHECK-DAG: :[[@LINE-14]]:3: note: also: the storage rule cannot retarget it: 'd' is written here, between the capture of a launch into a CUDA graph and its replay, which reads it then, where the retargeted launch passes it as it was at the capture [storage.unclassified-use]

@@ -189,10 +189,14 @@ bool DeviceStorage::valueForm(Group &G) {
       for (const Group::Op &W : G.Ops) {
         if (W.Launch || Whole.count(W.Call) || Repeated.count(W.Call))
           continue;
-        std::optional<std::vector<const Stmt *>> Releases;
+        std::vector<const Stmt *> From;
         if (!LaunchHeld && In.ReleasesOf && In.MayBeHeld(W.Call, W.Fn))
-          Releases = In.ReleasesOf(W.Call, W.Fn);
-        std::vector<const Stmt *> From = Releases ? *Releases : std::vector<const Stmt *>{W.Call};
+          if (std::optional<std::vector<const Stmt *>> Releases = In.ReleasesOf(W.Call, W.Fn))
+            for (const Stmt *R : *Releases)
+              if (In.ReachesAvoiding(W.Call, R, {}, Main))
+                From.push_back(R); // the releases that may come after it
+        if (From.empty())
+          From.push_back(W.Call);
         if (llvm::any_of(From, [&](const Stmt *F) { return In.ReachesAvoiding(F, At, AtCall, Main); }))
           return Refuse(W.Call, "this write of the device copy may be read by the launch at line " +
                                     std::to_string(SM.getExpansionLineNumber(At->getBeginLoc())));

@@ -87,6 +87,17 @@ void pinned_upload(const CUtensorMap &h, const CUtensorMap &next, unsigned long 
 // CHECK-FIXES-NEXT: {{^}}  *pin = next;
 // CHECK-FIXES-NEXT: {{^}}  staged<<<1, 1, 0, s>>>(*d, out);
 
+// A non-blocking stream 's' and a flag in mapped page-locked memory
+// ('flag' on the host, 'dflag' on the device) that 'spin' waits for.
+#define MAPPED_FLAG                                                                                \
+  cudaStream_t s;                                                                                  \
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);                                            \
+  volatile int *flag;                                                                              \
+  cudaHostAlloc((void **)&flag, sizeof(int), cudaHostAllocMapped);                                 \
+  *flag = 0;                                                                                       \
+  int *dflag;                                                                                      \
+  cudaHostGetDevicePointer((void **)&dflag, (void *)flag, 0);
+
 // A launch held behind a flag that only this function's host code sets:
 // 'spin' waits for it and does nothing else, the flag is mapped page-locked
 // memory used only to be allocated, mapped, stored to and freed. The launch
@@ -96,13 +107,7 @@ void pinned_upload(const CUtensorMap &h, const CUtensorMap &next, unsigned long 
 __global__ void released(const CUtensorMap *map, unsigned long long *out) { out[2] = map->opaque[3]; }
 
 void released_launch(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
-  cudaStream_t s;
-  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-  volatile int *flag;
-  cudaHostAlloc((void **)&flag, sizeof(int), cudaHostAllocMapped);
-  *flag = 0;
-  int *dflag;
-  cudaHostGetDevicePointer((void **)&dflag, (void *)flag, 0);
+  MAPPED_FLAG
   CUtensorMap h = a;
   CUtensorMap *d;
   cudaMalloc(&d, sizeof(CUtensorMap));
@@ -132,13 +137,7 @@ void released_launch(const CUtensorMap &a, const CUtensorMap &b, unsigned long l
 __global__ void released_next(const CUtensorMap *map, unsigned long long *out) { out[3] = map->opaque[3]; }
 
 void released_other_map(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
-  cudaStream_t s;
-  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-  volatile int *flag;
-  cudaHostAlloc((void **)&flag, sizeof(int), cudaHostAllocMapped);
-  *flag = 0;
-  int *dflag;
-  cudaHostGetDevicePointer((void **)&dflag, (void *)flag, 0);
+  MAPPED_FLAG
   CUtensorMap h = a, next = b;
   CUtensorMap *d;
   cudaMalloc(&d, sizeof(CUtensorMap));
@@ -167,13 +166,7 @@ __global__ void stamp_held(CUtensorMap *map, unsigned long long v) { map->opaque
 __global__ void before_stamp(const CUtensorMap *map, unsigned long long *out) { out[4] = map->opaque[15]; }
 
 void stamped_at_release(const CUtensorMap &a, unsigned long long *out) {
-  cudaStream_t s;
-  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-  volatile int *flag;
-  cudaHostAlloc((void **)&flag, sizeof(int), cudaHostAllocMapped);
-  *flag = 0;
-  int *dflag;
-  cudaHostGetDevicePointer((void **)&dflag, (void *)flag, 0);
+  MAPPED_FLAG
   CUtensorMap *d;
   cudaMalloc(&d, sizeof(CUtensorMap));
   cudaMemcpy(d, &a, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
@@ -192,3 +185,32 @@ void stamped_at_release(const CUtensorMap &a, unsigned long long *out) {
 // CHECK-FIXES-LABEL: void stamped_at_release(
 // CHECK-FIXES: {{^}}  stamp_held<<<1, 1, 0, s>>>(d, 7);
 // CHECK-FIXES-NEXT: {{^}}  before_stamp<<<1, 1>>>(d_value, out);
+
+// The same kernel held in a later hold: the release before it lets go
+// only the work enqueued before it, so a launch made between the two
+// holds does not read its write either.
+__global__ void between_holds(const CUtensorMap *map, unsigned long long *out) { out[5] = map->opaque[15]; }
+
+void stamped_in_a_later_hold(const CUtensorMap &a, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &a, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  between_holds<<<1, 1>>>(d, out);
+  spin<<<1, 1, 0, s>>>(dflag);
+  stamp_held<<<1, 1, 0, s>>>(d, 9);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaFree(d);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'between_holds' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void stamped_in_a_later_hold(
+// CHECK-FIXES: {{^}}  between_holds<<<1, 1>>>(d_value, out);

@@ -86,11 +86,12 @@ bool DeviceStorage::unknownUsesAfterLaunches(Group &G, const FunctionDecl *Main)
     for (const Group::Op &L : G.Ops) {
       if (!L.Launch)
         continue;
-      if (In.MayBeHeld(L.Call, L.Fn))
+      std::vector<const Stmt *> Anchors = anchorsIn(Main, L.Call, L.Fn);
+      if (In.MayBeHeld(L.Call, L.Fn) && heldUntilAfter(Main, L.Call, L.Fn, Anchors, U.Call))
         return Refuse("the launch at line " +
                       std::to_string(SM.getExpansionLineNumber(L.Call->getBeginLoc())) +
                       " may wait on a held stream until later");
-      for (const Stmt *At : anchorsIn(Main, L.Call, L.Fn))
+      for (const Stmt *At : Anchors)
         if (In.ReachesAvoiding(U.Call, At, {}, Main))
           return Refuse("the launch at line " +
                         std::to_string(SM.getExpansionLineNumber(At->getBeginLoc())) +
@@ -98,6 +99,20 @@ bool DeviceStorage::unknownUsesAfterLaunches(Group &G, const FunctionDecl *Main)
     }
   }
   return true;
+}
+
+bool DeviceStorage::heldUntilAfter(const FunctionDecl *Main, const CallExpr *Call,
+                                   const FunctionDecl *Fn, llvm::ArrayRef<const Stmt *> Anchors,
+                                   const Stmt *S) {
+  // A stream variable of another function (a launcher's parameter) is not
+  // one Main's waits name: only waits for every stream cover it.
+  std::optional<const ValueDecl *> Stream = streamOf(Call, Fn);
+  if (Stream && *Stream && Fn->getCanonicalDecl() != Main->getCanonicalDecl())
+    Stream = std::nullopt;
+  std::vector<const Stmt *> Waits = coveringWaits(Main, Stream);
+  return Anchors.empty() || llvm::any_of(Anchors, [&](const Stmt *At) {
+           return In.ReachesAvoiding(At, S, Waits, Main);
+         });
 }
 
 bool DeviceStorage::launcherOf(const FunctionDecl *Main, const FunctionDecl *Fn) {

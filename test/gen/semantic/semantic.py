@@ -93,7 +93,11 @@ list (lines `SEED PROGRAM LAUNCH CLASS`): a new one or a listed one that no
 longer happens fails the run, so the list only shrinks. The last line
 measures issue 41's goal: over-careful launches as a share of the launches
 of programs whose every launch has a correct rewrite (the safe ones), by
-the reason (`reasonId`) the tool's report gives; --notes adds them grouped
+the reason (`reasonId`) the tool's report gives, and the line after it the
+same without the programs no tool may prove safe (Program.provable: a
+launch reads the device copy after it was handed to a call through a
+pointer the text does not resolve, which the closed world takes for a write
+at any time after it), those counted apart; --notes adds them grouped
 by the storage rule's own note (the use it could not classify), one line
 each; --census counts the programs with over-careful launches by the
 grammar's dimensions they use (each kind of device write, held blocks,
@@ -249,6 +253,9 @@ DEVICE_WRITES = {
                     "static void (*volatile clear_{n})(CUtensorMap *, int, int) = clear_impl_{n};\n",
                     "clear_{n}({dn}, {w}, {b});"),
 }
+# Device writes through code the tool cannot see: the closed world makes
+# every launch after them unprovable (Program.provable).
+UNSEEN_WRITES = {"opaque-call"}
 # Device writes whose word is the byte {b} repeated.
 BYTE_WRITES = {"cudaMemset", "opaque-call"}
 # Device writes a snapshot takes too: the host makes them on it at the call
@@ -387,15 +394,26 @@ class Program:
         host map, the snapshot) that read what the original does on every
         run checked: this run's and those of runs_of_gates."""
         ok = [{"h", "o", "p", "snapshot"} for _ in range(self.sites)]
+        self.unseen = False
         for run in [self.launches] + [self.records_under(g) for g in self.runs_of_gates()]:
             for l in run:
                 ok[l["site"]] = {f for f in ok[l["site"]] if l[f] == l["original"]}
+                self.unseen = self.unseen or l["unseen"]
         return ok
 
     def statically_safe(self):
         """Every launch statement has a form that is right on every run:
         what a tool that cannot know the gates may rewrite."""
         return all(self.correct)
+
+    def provable(self):
+        """Safe, and provably so under the closed world: no launch reads
+        the device copy after it was handed to a function the tool cannot
+        see (on some run). A tool must refuse the others (issue 41: an
+        unclassified use is a write that may happen at any time after it),
+        so their refusals are over-careful only as the model knows more
+        than the text says; they are counted apart."""
+        return self.statically_safe() and not self.unseen
 
     def launch(self):
         self.sites += 1
@@ -493,6 +511,11 @@ class Program:
         env = {"h": fill(self.seed), "o": fill(self.other_seed), "d": None, "s": None}
         env["p"] = env["h"]  # the pinned staging map, a copy of h when made
         env["queue"] = []  # work on the held stream, run when it is released
+        # The device copy has been handed to a function the tool cannot see
+        # (the device write behind a pointer): under the closed world it may
+        # be written at any time after, so no launch that reads it later can
+        # be proven safe, whatever the function really does.
+        env["unseen"] = False
         try:
             self.run(self.body, env)
         except Return:
@@ -523,6 +546,8 @@ class Program:
                 env["d"] = env["d"][:w] + (word,) + env["d"][w + 1:]
                 if how in HOST_REPEATABLE:
                     env["s"] = env["s"][:w] + (word,) + env["s"][w + 1:]
+                if how in UNSEEN_WRITES:
+                    env["unseen"] = True
             elif st[0] == "held":
                 self.run(st[1], env)
                 self.release(env)
@@ -543,6 +568,7 @@ class Program:
                 record = self.record(st[1], env)
                 self.run(st[3], env)
                 record["original"] = checksum(env["d"])
+                record["unseen"] = env["unseen"]
             elif st[0] == "stage":
                 env["p"] = env["h"]
             elif st[0] == "if":
@@ -575,7 +601,8 @@ class Program:
         launch's is filled in at the release), what each value a rewrite
         could pass holds at the launch call."""
         record = {"site": site, "original": checksum(env["d"]), "h": checksum(env["h"]),
-                  "o": checksum(env["o"]), "p": checksum(env["p"]), "snapshot": checksum(env["s"])}
+                  "o": checksum(env["o"]), "p": checksum(env["p"]), "snapshot": checksum(env["s"]),
+                  "unseen": env["unseen"]}
         self.launches.append(record)
         return record
 
@@ -594,6 +621,7 @@ class Program:
                 env["h"] = env["h"][:w] + (v,) + env["h"][w + 1:]
             else:
                 st[1]["original"] = checksum(env["d"])
+                st[1]["unseen"] = env["unseen"]
         env["queue"] = []
 
     @staticmethod
@@ -1001,6 +1029,7 @@ def main():
     reason_programs = {}  # the programs of each reason (--notes)
     census, combos = {}, {}  # programs with over-careful launches (--census)
     safe = 0  # launches of programs whose every launch has a correct rewrite
+    unseen_safe = unseen_careful = 0  # of these, in programs that are not provable (Program.provable)
     for start in range(0, len(programs), a.pack):
         pack = programs[start:start + a.pack]
         # Slots are numbered within a pack (one output array per program run).
@@ -1042,6 +1071,7 @@ def main():
             for i, cls in bad:
                 found[(a.seed, p.n, i)] = cls
                 if cls == "over-careful":
+                    unseen_careful += not p.provable()
                     why = refusal_reason(r1.report if alone_checked else r.report, p)
                     careful[why] = careful.get(why, 0) + 1
                     reason_programs.setdefault(why, set()).add(p.n)
@@ -1056,6 +1086,7 @@ def main():
                 combos.setdefault(key or "none of these", []).append(p.n)
             if p.statically_safe():
                 safe += len(p.launches)
+                unseen_safe += len(p.launches) * (not p.provable())
     new = {k: v for k, v in found.items() if known.get(k) != v}
     gone = {k: v for k, v in known.items() if found.get(k) != v}
     for (seed, prog, launch), cls in sorted(new.items()):
@@ -1084,6 +1115,12 @@ def main():
     print(f"over-careful: {over} of {safe} safe launches ({100.0 * over / max(safe, 1):.1f} %); by reason: " +
           (", ".join(f"{k} {v}" for k, v in sorted(careful.items(), key=lambda kv: (-kv[1], kv[0])))
            or "none"))
+    # The same without the launches no tool may prove: those that read the
+    # device copy after a call the text does not resolve was given it.
+    print(f"over-careful, provable: {over - unseen_careful} of {safe - unseen_safe} launches safe and provable "
+          f"({100.0 * (over - unseen_careful) / max(safe - unseen_safe, 1):.1f} %); apart: {unseen_careful} of "
+          f"{unseen_safe} safe launches that read the device copy after a call through an unresolved pointer "
+          f"was given it (closed world)")
     for note, count in sorted(notes.items(), key=lambda kv: (-kv[1], kv[0])):
         print(f"over-careful by note: {count:6d}  {note}")
     if a.notes:

@@ -214,3 +214,35 @@ void stamped_in_a_later_hold(const CUtensorMap &a, unsigned long long *out) {
 // CHECK-MESSAGES-DAG: warning: kernel 'between_holds' reads descriptor 'map' through global memory; now passed by value [tma-001]
 // CHECK-FIXES-LABEL: void stamped_in_a_later_hold(
 // CHECK-FIXES: {{^}}  between_holds<<<1, 1>>>(d_value, out);
+
+// Handed to a call through a pointer the tool does not follow only after
+// the host has waited for the held launch: the kernel has read the device
+// copy by then, so the launch passes the value (the host map changes after
+// the copy: the snapshot), and the device copy stays for the call.
+__global__ void waited_for(const CUtensorMap *map, unsigned long long *out) { out[6] = map->opaque[4]; }
+static void clear_word(CUtensorMap *m, int w) { cudaMemset(&m->opaque[w], 0, 8); }
+static void (*volatile clear_hook)(CUtensorMap *, int) = clear_word;
+
+void cleared_after_the_wait(CUtensorMap a, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &a, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  a.opaque[0] = 0;
+  spin<<<1, 1, 0, s>>>(dflag);
+  waited_for<<<1, 1, 0, s>>>(d, out);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  clear_hook(d, 4);
+  cudaFree(d);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'waited_for' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-MESSAGES-DAG: :[[@LINE-6]]:3: note: 'd' is passed to an indirect call: the device copy stays, and the launches made before it pass the value
+// CHECK-FIXES-LABEL: void cleared_after_the_wait(
+// CHECK-FIXES: {{^}}  d_value = a;
+// CHECK-FIXES-NEXT: {{^}}  a.opaque[0] = 0;
+// CHECK-FIXES-NEXT: {{^}}  spin<<<1, 1, 0, s>>>(dflag);
+// CHECK-FIXES-NEXT: {{^}}  waited_for<<<1, 1, 0, s>>>(d_value, out);
+// CHECK-FIXES: {{^}}  clear_hook(d, 4);

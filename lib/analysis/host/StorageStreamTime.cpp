@@ -255,7 +255,7 @@ bool DeviceStorage::heldWriteLandsLate(Group &G, const FunctionDecl *Main, const
 const VarDecl *DeviceStorage::sourceReadLater(Group &G, const FunctionDecl *Main,
                                               const CallExpr *Launch,
                                               llvm::ArrayRef<const Stmt *> Last) {
-  if (G.ValueForm || Last.empty() || !In.HostUnchangedBetween ||
+  if (Last.empty() || !In.HostUnchangedBetween ||
       llvm::none_of(G.R.Launches, [&](const RetargetedLaunch &L) { return L.Call == Launch; }) ||
       !writeOneValue(G, Main, std::vector<const Stmt *>(Last.begin(), Last.end())))
     return nullptr;

@@ -196,6 +196,11 @@ bool DeviceStorage::valueForm(Group &G) {
     for (const Stmt *At : anchorsIn(Main, L.Call, L.Fn)) {
       if (!Within(At))
         return Refuse(At, "this launch is outside the allocated variable's block");
+      // A launch whose kernel runs later passes the map whose copies it
+      // then reads (sourceReadLater): no write made before those copies
+      // reaches it.
+      if (G.PassSource.count(L.Call))
+        continue;
       // No write the form leaves on the device may reach the launch
       // before a whole copy replaces it. One held until a known release
       // lands after it: a launch that runs at its call reads it only from

@@ -114,4 +114,45 @@ void captured_then_copied(const CUtensorMap &first, const CUtensorMap &second, u
 // CHECK-FIXES: {{^}}  copied_later<<<1, 1, 0, s>>>(next, out);
 // CHECK-FIXES: {{^}}  *d = next;
 // CHECK-FIXES-NEXT: {{^}}  cudaGraphLaunch(exec, s);
-// CHECK-MESSAGES: 3 kernels rewritten, 0 refused
+
+// The same where a kernel that writes the device copy keeps it (the value
+// form): the stamp lands before the copy the replay reads, so the captured
+// launch passes the map that copy copies, and the launch before the stamp
+// the value. The unsafe twin (the stamp after that copy) is
+// stamped_before_replay in refusals/R12-graph-captures.cu.
+__global__ void stamped_then_copied(const CUtensorMap *map, unsigned long long *out) { out[3] = map->opaque[3]; }
+__global__ void stamp_word(CUtensorMap *map, unsigned long long v) { map->opaque[1] = v; }
+
+void stamped_before_capture(const CUtensorMap &first, const CUtensorMap &second, unsigned long long *out) {
+  CUtensorMap next = second;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &first, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  stamped_then_copied<<<1, 1>>>(d, out);
+  stamp_word<<<1, 1>>>(d, 7);
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+  stamped_then_copied<<<1, 1, 0, s>>>(d, out);
+  cudaStreamEndCapture(s, &graph);
+  cudaGraphInstantiate(&exec, graph, 0);
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaGraphLaunch(exec, s);
+  cudaStreamSynchronize(s);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'stamped_then_copied' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void stamped_before_capture(
+// CHECK-FIXES: {{^}}  d_value = first;
+// CHECK-FIXES-NEXT: {{^}}  stamped_then_copied<<<1, 1>>>(d_value, out);
+// CHECK-FIXES-NEXT: {{^}}  stamp_word<<<1, 1>>>(d, 7);
+// CHECK-FIXES: {{^}}  stamped_then_copied<<<1, 1, 0, s>>>(next, out);
+// CHECK-FIXES: {{^}}  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+// CHECK-FIXES-NEXT: {{^}}  d_value = next;
+// CHECK-FIXES-NEXT: {{^}}  cudaGraphLaunch(exec, s);
+// CHECK-MESSAGES: 4 kernels rewritten, 1 refused

@@ -136,4 +136,34 @@ void changed_after_capture(const CUtensorMap &first, const CUtensorMap &second, 
 // CHECK-DAG: warning: descriptor 'map' of kernel 'next_changed' is left by reference
 // CHECK-DAG: :[[@LINE-9]]:3: note: also: the storage rule cannot retarget it: 'd' is written here, between the capture of a launch into a CUDA graph and its replay, which reads it then, where the retargeted launch passes it as it was at the capture [storage.unclassified-use]
 
-// CHECK: 0 kernels rewritten, 5 refused
+// A kernel that writes the device copy after the copy the replay reads:
+// the replay reads the stamped map, which no host map holds (the twin of
+// stamped_before_capture in patterns/H13-graph-captures.cu).
+__global__ void stamped_late(const CUtensorMap *map, unsigned long long *out) { out[5] = map->opaque[1]; }
+__global__ void stamp_word(CUtensorMap *map, unsigned long long v) { map->opaque[1] = v; }
+
+void stamped_before_replay(const CUtensorMap &first, const CUtensorMap &second, unsigned long long *out) {
+  CUtensorMap next = second;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &first, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+  stamped_late<<<1, 1, 0, s>>>(d, out);
+  cudaStreamEndCapture(s, &graph);
+  cudaGraphInstantiate(&exec, graph, 0);
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  stamp_word<<<1, 1>>>(d, 7);
+  cudaGraphLaunch(exec, s);
+  cudaStreamSynchronize(s);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'stamped_late' is left by reference
+
+// CHECK: 0 kernels rewritten, 7 refused

@@ -218,6 +218,11 @@ struct PassContext {
   /// The copies into each device buffer and its other uses (HostBuffers).
   std::map<BufferStorage, std::vector<CopyInfo>> BufferCopies;
   std::map<BufferStorage, std::vector<const clang::Stmt *>> BufferOtherUses;
+  /// Of those, the calls that take the device pointer and that the tool
+  /// does not follow (an indirect call, a function whose body is not
+  /// seen), with how to name the callee: each may write the device copy at
+  /// any time after it (the closed world). Read by changedBetween.
+  std::map<BufferStorage, std::vector<std::pair<const clang::Stmt *, std::string>>> BufferUnseenCalls;
   /// References of a device buffer that are the destination of a copy of a
   /// part of it (`cudaMemcpy(d + k, ...)`, issue 21). Written by
   /// HostBuffers::classifyBufferUse, read by changedBetween.

@@ -179,6 +179,15 @@ bool ArgumentArrays::isLaunchArguments(const DeclRefExpr *R, const FunctionDecl 
          Use->getArg(UseApi->ArgsArg) == Cur;
 }
 
+/// `&slot()`: the address of the storage a function's reference result
+/// names (an accessor of a global or a static local), a storage of the
+/// storage rule's own (the function's result).
+static bool accessorResult(const Expr *Storage) {
+  const auto *Call = dyn_cast<CallExpr>(Storage);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  return Callee && !isa<CXXMethodDecl>(Callee) && Callee->getReturnType()->isLValueReferenceType();
+}
+
 bool ArgumentArrays::readDescriptorSlots(KernelLaunch &KL, const VarDecl *Array,
                                          const FunctionDecl *Fn) {
   const FunctionDecl *K = KL.Kernel;
@@ -196,7 +205,7 @@ bool ArgumentArrays::readDescriptorSlots(KernelLaunch &KL, const VarDecl *Array,
     // slot of a holder, a storage of the storage rule's own (holderSlotOf).
     bool Element = Storage && isDescriptorPointer(Storage->getType()) &&
                    (isa<ArraySubscriptExpr, CXXOperatorCallExpr>(Storage) ||
-                    holderSlotOf(Storage, Ctx));
+                    holderSlotOf(Storage, Ctx) || accessorResult(Storage));
     if (!(DR && isa<VarDecl>(DR->getDecl())) && !(ME && isa<FieldDecl>(ME->getMemberDecl())) &&
         !Element) {
       refuseArrayLaunch(cast<CallExpr>(KL.E), K, Fn, ReasonID::ArraySlotNotAddress,

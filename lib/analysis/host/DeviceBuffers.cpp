@@ -168,8 +168,20 @@ HostUse HostBuffers::classifyBufferUse(BufferStorage V, const Expr *R,
       U.What = driverBaseName(calleeName(Call)).str();
       U.Removal = removeHostCall(Call, Fn);
     }
+  } else if (Call && !S.AddrTaken && !cudaApiOf(Call) && llvm::is_contained(Call->arguments(), S.Cur)) {
+    if (std::optional<std::string> Callee = unseenCallee(Call))
+      Pass.BufferUnseenCalls[V].push_back({Call, *Callee});
   }
   return U;
+}
+
+std::optional<std::string> HostBuffers::unseenCallee(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee)
+    return "an indirect call";
+  if (ST.inSystemHeader(Callee->getLocation()) || !Callee->hasBody())
+    return "'" + Callee->getQualifiedNameAsString() + "' (its body is not seen)";
+  return std::nullopt;
 }
 
 std::string HostBuffers::storageName(BufferStorage S) {
@@ -325,6 +337,14 @@ HostBuffers::changedBetween(BufferStorage V, const CopyInfo &Reaching, const Stm
       return Why;
     Unless->push_back({Foreign->second, std::move(Why)});
   }
+  // Handed to code the tool does not follow, before the launch (before the
+  // copy too): that code may write the device copy at any time after it,
+  // with work it leaves on a stream, say, so the launch may not read what
+  // the copy wrote.
+  for (const auto &[O, Callee] : Pass.BufferUnseenCalls[V])
+    if (Reach.beforeEnd(O, Launch, Fn))
+      return blockerFor(ReasonID::BufferHandedToUnseen, {Name, Callee}, ST.point(O->getBeginLoc()),
+                        CopyNote);
   // Reached through a name that is not followed, before the launch: a
   // kernel or code of the user's in between may change the copy through it.
   if (auto Leak = Pass.BufferLeaks.find(V);

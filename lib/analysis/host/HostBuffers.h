@@ -118,6 +118,9 @@ private:
   /// classified.
   HostUse classifyBufferUse(BufferStorage S, const clang::Expr *R,
                             const clang::FunctionDecl *Fn, DeviceBuffer &B);
+  /// How to name the callee of \p Call when the tool does not follow it (a
+  /// call through a pointer, a function whose body is not seen), or none.
+  std::optional<std::string> unseenCallee(const clang::CallExpr *Call);
   /// The references to \p S in \p Fn; for a field, also in \p Whole the
   /// uses of its variable as a whole (`&plan`, `plan = other`, `f(plan)`),
   /// each of which may change or copy the field.

@@ -4,7 +4,8 @@
 // `std::optional`, `a[I]` and `std::get<I>` of a `std::array`, `w.get()` of
 // a `std::reference_wrapper` made by `std::ref`, and a structured binding
 // of a `std::pair` made in its declaration, also as the slot of an
-// argument array (`&w.get()`, `&std::get<1>(t)`, `&binding`, `&(*o)`). Each slot is
+// argument array (`&w.get()`, `&std::get<1>(t)`, `&binding`, `&(*o)`, and
+// `&kept()` of a function that returns a reference to it). Each slot is
 // a storage of its own, the value the holder's initialiser gives it
 // (braces, or the library's constructor from one value per slot) a copy
 // into it, so the slot joins the device copy's group and the storage rule
@@ -153,3 +154,28 @@ int in_argument_arrays(const CUtensorMap &h, int *out) {
 // CHECK-FIXES: {{^}}  void *by_wrapper[] = {(void *)current.get(), &out};
 // CHECK-FIXES: {{^}}  void *by_tuple[] = {(void *)std::get<1>(step), &out};
 // CHECK-FIXES: {{^}}  void *by_binding[] = {(void *)map, &out};
+
+// The device copy kept behind an accessor of a static local, whose
+// reference result is an argument array's slot: the slot takes the host
+// pointer the accessor then holds.
+__global__ void through_accessor(const CUtensorMap *map, unsigned long long *out) { out[0] = map->opaque[0]; }
+
+static CUtensorMap *&kept_map() {
+  static CUtensorMap *p;
+  return p;
+}
+
+void in_an_accessor_slot(const CUtensorMap &h, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  kept_map() = d;
+  cudaMemcpy(kept_map(), &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  void *args[] = {(void *)&kept_map(), &out};
+  cudaLaunchKernel((const void *)through_accessor, dim3(1), dim3(1), args, 0, 0);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'through_accessor' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void in_an_accessor_slot(
+// CHECK-FIXES: {{^}}  *kept_map() = h;
+// CHECK-FIXES-NEXT: {{^}}  void *args[] = {(void *)kept_map(), &out};

@@ -147,3 +147,27 @@ int tuple_slot_handed_on(const CUtensorMap &h, int *out) {
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'slots' is left by reference
 // CHECK-DAG: :[[@LINE-6]]:28: note: also: the storage rule cannot retarget it: 'step' is used other than by a constant index, which may reach any of its elements [storage.unclassified-use]
+
+// The accessor's slot, where a kernel writes the device copy through the
+// accessor between the copy and the launch (the twin of
+// in_an_accessor_slot in patterns/H13-library-holders.cu).
+__global__ void through_accessor(const CUtensorMap *map, unsigned long long *out) { out[0] = map->opaque[0]; }
+__global__ void stamp_map(CUtensorMap *map) { map->opaque[0] = 1; }
+
+static CUtensorMap *&kept_map() {
+  static CUtensorMap *p;
+  return p;
+}
+
+void accessor_slot_written(const CUtensorMap &h, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  kept_map() = d;
+  cudaMemcpy(kept_map(), &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  stamp_map<<<1, 1>>>(kept_map());
+  void *args[] = {(void *)&kept_map(), &out};
+  cudaLaunchKernel((const void *)through_accessor, dim3(1), dim3(1), args, 0, 0);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'through_accessor' is left by reference

@@ -1,0 +1,45 @@
+// R5, the device copy handed to code the tool does not follow (tma-105):
+// the pointer passed through a function pointer, or to a function whose
+// body is not in the unit, before the copy. Nothing runs between the copy
+// and the launch, but that code may have kept the pointer and left work
+// that writes the device copy later (a memset on a stream, say): under the
+// closed world such a call is a write at any time after it, so no launch
+// after it passes the host map by value, and the file is left as it is.
+// A call made after the launch keeps the device copy and lets the launch
+// pass the value (patterns/H13-value-form.cu, cleared_after_use).
+// RUN: %prep
+// RUN: %tma %t.cu 2>&1 | %FileCheck %s
+// RUN: cmp %t.cu %t.orig.cu
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+__global__ void after_hook(const CUtensorMap *map, unsigned long long *out) { out[0] = map->opaque[0]; }
+__global__ void after_extern(const CUtensorMap *map, unsigned long long *out) { out[1] = map->opaque[1]; }
+
+static void clear_word(CUtensorMap *m, int w) { cudaMemset(&m->opaque[w], 0, 8); }
+static void (*volatile clear_hook)(CUtensorMap *, int) = clear_word;
+// Defined in another file.
+void register_map(CUtensorMap *m);
+
+void hooked_before_the_copy(const CUtensorMap &h, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  clear_hook(d, 3);
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  after_hook<<<1, 1>>>(d, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'after_hook' is left by reference: 'd' is passed here to an indirect call, which the tool does not follow: it may write the device copy at any time after it, after the copy the launch reads too [tma-105]
+
+void registered_before_the_copy(const CUtensorMap &h, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  register_map(d);
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  after_extern<<<1, 1>>>(d, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'after_extern' is left by reference: 'd' is passed here to 'register_map' (its body is not seen), which the tool does not follow: it may write the device copy at any time after it, after the copy the launch reads too [tma-105]
+// CHECK: 0 kernels rewritten, 2 refused

@@ -349,6 +349,26 @@ private:
   /// or after a write made while it waits? Then the writes last before
   /// \p P in the text are not those last to land (lastWritesBefore).
   bool heldWriteLandsLate(Group &G, const clang::FunctionDecl *Main, const clang::Stmt *P);
+  /// The local host map \p Launch (a launch of \p Main that runs at its
+  /// call, before a held write made earlier lands) may pass by value: \p
+  /// Landed, the writes last before it among those that may have landed,
+  /// are whole copies of one local map that does not change from them to
+  /// the launch, in scope at the launch. Null otherwise.
+  const clang::VarDecl *sourceLandedBefore(Group &G, const clang::FunctionDecl *Main,
+                                           const clang::CallExpr *Launch,
+                                           llvm::ArrayRef<const clang::Stmt *> Landed);
+  /// The one local map \p Copies (writes of the group) are whole copies of,
+  /// spelled by its name and in scope at \p Launch (a launch of the group
+  /// whose argument the form edits), or null.
+  const clang::VarDecl *copiedMap(Group &G, const clang::FunctionDecl *Main,
+                                  const clang::CallExpr *Launch,
+                                  llvm::ArrayRef<const clang::Stmt *> Copies);
+  /// Does the launch \p Launch, made at \p At and run at its call, read
+  /// the copies that landed before it while a held write made earlier lands
+  /// after it, and pass the map they copy (sourceLandedBefore; recorded in
+  /// Group::PassSource)?
+  bool passesLanded(Group &G, const clang::FunctionDecl *Main, const clang::CallExpr *Launch,
+                    const clang::Stmt *At);
   const clang::VarDecl *sourceReadLater(Group &G, const clang::FunctionDecl *Main,
                                         const clang::CallExpr *Launch,
                                         llvm::ArrayRef<const clang::Stmt *> Last);

@@ -165,6 +165,8 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
         for (const Stmt *Bt : B.Anchors)
           if (In.ReachesAvoiding(At, Bt, Waits, Main) &&
               !(DeviceOnly && B.Op->Launch && !B.Held && LandsAfter(Bt)) &&
+              !(A.Writes && Releases && B.Op->Launch && !B.Held && LandsAfter(Bt) &&
+                passesLanded(G, Main, B.Op->Call, Bt)) &&
               (!A.Writes || !B.Writes || LaunchAfter(Bt)) && !SameValue(A, At, B, Bt))
             return No(Bt, "this " + What(B) + " may run before the " + What(A) + " at line " +
                               Line(At) + ", which waits on a stream that may be held" + Hold +
@@ -174,6 +176,54 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
     }
   }
   return std::nullopt;
+}
+
+bool DeviceStorage::passesLanded(Group &G, const FunctionDecl *Main, const CallExpr *Launch,
+                                 const Stmt *At) {
+  if (!Launch || At != Launch)
+    return false;
+  if (G.PassSource.count(Launch))
+    return true;
+  // The writes that may have landed when the launch runs at its call: all
+  // but the held ones that land only after a release it does not follow.
+  std::vector<const Stmt *> Landed;
+  for (const Group::Op &X : G.Ops) {
+    if (X.Launch)
+      continue;
+    if (!X.Call || X.Fn->getCanonicalDecl() != Main->getCanonicalDecl())
+      return false;
+    if (In.MayBeHeld(X.Call, X.Fn) && In.ReachesAvoiding(X.Call, At, {}, Main)) {
+      // Landed only after a release none of which may come before the
+      // launch (on a path through a release and a wait it has landed, on
+      // one without it has not: not one answer).
+      std::optional<std::vector<const Stmt *>> Releases = In.ReleasesOf(X.Call, X.Fn);
+      if (!Releases || llvm::any_of(*Releases, [&](const Stmt *R) {
+            return In.ReachesAvoiding(R, At, {}, Main);
+          }))
+        return false;
+      continue;
+    }
+    Landed.push_back(X.Call);
+  }
+  // Of those, the last before the launch on some path.
+  if (!In.DominatedBy || !In.DominatedBy(Landed, At, Main))
+    return false;
+  std::vector<const Stmt *> Last;
+  for (const Stmt *X : Landed) {
+    std::vector<const Stmt *> Others;
+    for (const Stmt *Y : Landed)
+      if (Y != X)
+        Others.push_back(Y);
+    if (In.ReachesAvoiding(X, At, Others, Main))
+      Last.push_back(X);
+  }
+  // A held write among them may still be pending: only ones made at their call.
+  if (llvm::any_of(Last, [&](const Stmt *X) { return In.MayBeHeld(cast<CallExpr>(X), Main); }))
+    return false;
+  const VarDecl *Source = sourceLandedBefore(G, Main, Launch, Last);
+  if (Source)
+    G.PassSource[Launch] = Source;
+  return Source != nullptr;
 }
 
 bool DeviceStorage::readsAtRelease(Group &G, const FunctionDecl *Main, const CallExpr *Launch,
@@ -255,17 +305,39 @@ bool DeviceStorage::heldWriteLandsLate(Group &G, const FunctionDecl *Main, const
 const VarDecl *DeviceStorage::sourceReadLater(Group &G, const FunctionDecl *Main,
                                               const CallExpr *Launch,
                                               llvm::ArrayRef<const Stmt *> Last) {
-  if (Last.empty() || !In.HostUnchangedBetween ||
-      llvm::none_of(G.R.Launches, [&](const RetargetedLaunch &L) { return L.Call == Launch; }) ||
-      !writeOneValue(G, Main, std::vector<const Stmt *>(Last.begin(), Last.end())))
-    return nullptr;
-  auto Copy = llvm::find_if(G.WholeCopies, [&](const Group::WholeCopy &C) { return C.Call == Last.front(); });
-  const VarDecl *Source = Copy->Source;
-  if (Copy->SourceText != Source->getName())
+  const VarDecl *Source = copiedMap(G, Main, Launch, Last);
+  if (!Source)
     return nullptr;
   for (const Stmt *C : Last)
     if (!In.HostUnchangedBetween(Source, Launch, C, Main))
       return nullptr;
+  return Source;
+}
+
+const VarDecl *DeviceStorage::sourceLandedBefore(Group &G, const FunctionDecl *Main,
+                                                 const CallExpr *Launch,
+                                                 llvm::ArrayRef<const Stmt *> Landed) {
+  if (!G.Unknowns.empty())
+    return nullptr;
+  const VarDecl *Source = copiedMap(G, Main, Launch, Landed);
+  if (!Source)
+    return nullptr;
+  for (const Stmt *C : Landed)
+    if (!In.HostUnchangedBetween(Source, C, Launch, Main))
+      return nullptr;
+  return Source;
+}
+
+const VarDecl *DeviceStorage::copiedMap(Group &G, const FunctionDecl *Main, const CallExpr *Launch,
+                                        llvm::ArrayRef<const Stmt *> Copies) {
+  if (Copies.empty() || !In.HostUnchangedBetween ||
+      llvm::none_of(G.R.Launches, [&](const RetargetedLaunch &L) { return L.Call == Launch; }) ||
+      !writeOneValue(G, Main, std::vector<const Stmt *>(Copies.begin(), Copies.end())))
+    return nullptr;
+  auto Copy = llvm::find_if(G.WholeCopies, [&](const Group::WholeCopy &C) { return C.Call == Copies.front(); });
+  const VarDecl *Source = Copy->Source;
+  if (Copy->SourceText != Source->getName())
+    return nullptr;
   // Declared before the launch, in a block around it.
   const Stmt *Decl = nullptr;
   std::function<void(const Stmt *)> Find = [&](const Stmt *S) {

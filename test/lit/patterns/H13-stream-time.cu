@@ -246,3 +246,40 @@ void cleared_after_the_wait(CUtensorMap a, unsigned long long *out) {
 // CHECK-FIXES-NEXT: {{^}}  spin<<<1, 1, 0, s>>>(dflag);
 // CHECK-FIXES-NEXT: {{^}}  waited_for<<<1, 1, 0, s>>>(d_value, out);
 // CHECK-FIXES: {{^}}  clear_hook(d, 4);
+
+// A launch that runs at its call while a copy made before it waits behind
+// a hold that a later store lets go: the kernel reads what the copies that
+// have landed left, the local map 'first', which it passes by value; the
+// launch after the release reads the held copy, the snapshot `*d = *pin`.
+// The unsafe twin is launched_once_released in refusals/R12-stream-time.cu.
+__global__ void ahead_of_the_copy(const CUtensorMap *map, unsigned long long *out) { out[7] = map->opaque[2]; }
+
+void launched_before_it_lands(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap first = a;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = b;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &first, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  ahead_of_the_copy<<<1, 1>>>(d, out);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  ahead_of_the_copy<<<1, 1>>>(d, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'ahead_of_the_copy' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void launched_before_it_lands(
+// CHECK-FIXES: {{^}}  *d = *pin;
+// CHECK-FIXES-NEXT: {{^}}  ahead_of_the_copy<<<1, 1>>>(first, out);
+// CHECK-FIXES: {{^}}  *flag = 0;
+// CHECK-FIXES-NEXT: {{^}}  ahead_of_the_copy<<<1, 1>>>(*d, out);

@@ -243,3 +243,34 @@ void held_copy_before_replay(const CUtensorMap &a, const CUtensorMap &b, unsigne
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'replayed_late' is left by reference
 // CHECK-DAG: :[[@LINE-14]]:3: note: also: the storage rule cannot retarget it: 'd' is written here, between the capture of a launch into a CUDA graph and its replay, which reads it then, where the retargeted launch passes it as it was at the capture [storage.unclassified-use]
+
+// The launch made after the store that lets the hold go, before the host
+// waits for the held stream: the held copy may have landed or not, so no
+// one map is what the kernel reads (the twin of launched_before_it_lands in
+// patterns/H13-stream-time.cu).
+__global__ void once_released(const CUtensorMap *map, unsigned long long *out) { out[7] = map->opaque[2]; }
+
+void launched_once_released(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap first = a;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = b;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &first, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  once_released<<<1, 1>>>(d, out);
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'once_released' is left by reference
+// CHECK-DAG: :[[@LINE-10]]:3: note: also: the storage rule cannot retarget it: this launch of 'd' may run before the write of 'd' at line [[@LINE-13]], which waits on a stream that may be held

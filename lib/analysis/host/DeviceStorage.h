@@ -369,6 +369,12 @@ private:
   /// Group::PassSource)?
   bool passesLanded(Group &G, const clang::FunctionDecl *Main, const clang::CallExpr *Launch,
                     const clang::Stmt *At);
+  /// Of \p Writes (statements of \p Main), the ones that may be the last
+  /// made before \p At: each on a path to it that runs no other; empty
+  /// where a path reaches it through none of them.
+  std::vector<const clang::Stmt *> lastOf(const clang::FunctionDecl *Main,
+                                          llvm::ArrayRef<const clang::Stmt *> Writes,
+                                          const clang::Stmt *At);
   const clang::VarDecl *sourceReadLater(Group &G, const clang::FunctionDecl *Main,
                                         const clang::CallExpr *Launch,
                                         llvm::ArrayRef<const clang::Stmt *> Last);

@@ -206,17 +206,9 @@ bool DeviceStorage::passesLanded(Group &G, const FunctionDecl *Main, const CallE
     Landed.push_back(X.Call);
   }
   // Of those, the last before the launch on some path.
-  if (!In.DominatedBy || !In.DominatedBy(Landed, At, Main))
+  std::vector<const Stmt *> Last = lastOf(Main, Landed, At);
+  if (Last.empty())
     return false;
-  std::vector<const Stmt *> Last;
-  for (const Stmt *X : Landed) {
-    std::vector<const Stmt *> Others;
-    for (const Stmt *Y : Landed)
-      if (Y != X)
-        Others.push_back(Y);
-    if (In.ReachesAvoiding(X, At, Others, Main))
-      Last.push_back(X);
-  }
   // A held write among them may still be pending: only ones made at their call.
   if (llvm::any_of(Last, [&](const Stmt *X) { return In.MayBeHeld(cast<CallExpr>(X), Main); }))
     return false;
@@ -497,6 +489,11 @@ std::vector<const Stmt *> DeviceStorage::lastWritesBefore(Group &G, const Functi
       return {};
     Writes.push_back(O.Call);
   }
+  return lastOf(Main, Writes, At);
+}
+
+std::vector<const Stmt *> DeviceStorage::lastOf(const FunctionDecl *Main,
+                                                llvm::ArrayRef<const Stmt *> Writes, const Stmt *At) {
   if (!In.DominatedBy || !In.DominatedBy(Writes, At, Main))
     return {};
   std::vector<const Stmt *> Last;

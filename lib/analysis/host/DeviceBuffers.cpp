@@ -175,6 +175,30 @@ HostUse HostBuffers::classifyBufferUse(BufferStorage V, const Expr *R,
   return U;
 }
 
+void HostBuffers::unseenCallsThroughReference(BufferStorage S, const Expr *R, const FunctionDecl *Fn) {
+  // `CUtensorMap *&q = d;`: q is the variable itself, under another name.
+  Climbed Up = climb(Fn, R, parensCastsAndTemporaries);
+  const auto *DS = dyn_cast_or_null<DeclStmt>(Up.Parent);
+  if (!DS)
+    return;
+  for (const Decl *D : DS->decls()) {
+    const auto *Q = dyn_cast<VarDecl>(D);
+    if (!Q || !Q->getType()->isReferenceType() || Q->getInit() != Up.Child)
+      continue;
+    auto It = index(Fn).Refs.find(Q);
+    if (It == index(Fn).Refs.end())
+      continue;
+    for (const DeclRefExpr *QR : It->second) {
+      Climbed Arg = climb(Fn, QR, parensCastsAndTemporaries);
+      const auto *Call = dyn_cast_or_null<CallExpr>(Arg.Parent);
+      if (!Call || cudaApiOf(Call) || !llvm::is_contained(Call->arguments(), Arg.Child))
+        continue;
+      if (std::optional<std::string> Callee = unseenCallee(Call))
+        Pass.BufferUnseenCalls[S].push_back({Call, *Callee});
+    }
+  }
+}
+
 std::optional<std::string> HostBuffers::unseenCallee(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee)
@@ -281,6 +305,7 @@ DeviceBuffer &HostBuffers::bufferFacts(BufferStorage S, const FunctionDecl *Fn) 
       std::vector<const VarDecl *> Aliases;
       if (std::optional<std::string> Leak = Reach.deviceCopyLeak(R, Fn, Aliases))
         Pass.BufferLeaks[S] = {R, *Leak};
+      unseenCallsThroughReference(S, R, Fn);
       for (const VarDecl *A : Aliases) {
         if (S.Field) {
           Pass.BufferLeaks[S] = {R, "'" + A->getNameAsString() + "'"};

@@ -121,6 +121,12 @@ private:
   /// How to name the callee of \p Call when the tool does not follow it (a
   /// call through a pointer, a function whose body is not seen), or none.
   std::optional<std::string> unseenCallee(const clang::CallExpr *Call);
+  /// Where \p R (a reference to \p S in \p Fn) binds a local reference
+  /// to the pointer variable (`CUtensorMap *&q = d;`), which the flow does
+  /// not follow: q's uses as an argument of a call the tool does not
+  /// follow are the buffer's too (PassContext::BufferUnseenCalls).
+  void unseenCallsThroughReference(BufferStorage S, const clang::Expr *R,
+                                   const clang::FunctionDecl *Fn);
   /// The references to \p S in \p Fn; for a field, also in \p Whole the
   /// uses of its variable as a whole (`&plan`, `plan = other`, `f(plan)`),
   /// each of which may change or copy the field.

@@ -42,4 +42,19 @@ void registered_before_the_copy(const CUtensorMap &h, unsigned long long *out) {
   cudaFree(d);
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'after_extern' is left by reference: 'd' is passed here to 'register_map' (its body is not seen), which the tool does not follow: it may write the device copy at any time after it, after the copy the launch reads too [tma-105]
-// CHECK: 0 kernels rewritten, 2 refused
+
+// The same call given a reference bound to the pointer variable.
+__global__ void after_reference(const CUtensorMap *map, unsigned long long *out) { out[2] = map->opaque[2]; }
+
+void hooked_through_a_reference(const CUtensorMap &h, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  CUtensorMap *&q = d;
+  clear_hook(q, 3);
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  after_reference<<<1, 1>>>(d, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'after_reference' is left by reference: 'd' is passed here to an indirect call, which the tool does not follow: it may write the device copy at any time after it, after the copy the launch reads too [tma-105]
+// CHECK: 0 kernels rewritten, 3 refused

@@ -285,12 +285,19 @@ private:
   /// \p Main's body (and other units cannot name it); else empty.
   std::vector<const clang::Stmt *> callsFrom(const clang::FunctionDecl *Main,
                                              const clang::FunctionDecl *Fn);
-  /// May the held launch \p Call of \p Fn (made at \p Anchors in \p Main) still wait
-  /// when \p S runs: can S run after one of its calls before a host wait
-  /// that covers its stream? Then a write at S may land before the kernel
-  /// reads. True where L is not placed in Main.
+  /// May the held launch \p Call of \p Fn (made at \p Anchors in \p Main)
+  /// still wait when \p S runs: can S run after one of its calls before a
+  /// host wait that covers its stream? Then a write at S may land before
+  /// the kernel reads. True where the launch is not placed in Main.
   bool heldUntilAfter(const clang::FunctionDecl *Main, const clang::CallExpr *Call,
-                      const clang::FunctionDecl *Fn, llvm::ArrayRef<const clang::Stmt *> Anchors, const clang::Stmt *S);
+                      const clang::FunctionDecl *Fn, llvm::ArrayRef<const clang::Stmt *> Anchors,
+                      const clang::Stmt *S);
+  /// The stream \p Call of \p Fn enqueues on, as \p Main's waits name it:
+  /// none for another function's stream variable (a launcher's parameter),
+  /// which only waits for every stream cover.
+  std::optional<const clang::ValueDecl *> streamIn(const clang::FunctionDecl *Main,
+                                                   const clang::CallExpr *Call,
+                                                   const clang::FunctionDecl *Fn);
   /// The host waits of \p Main's body that cover work on \p Stream (none:
   /// not known, so only waits for every stream).
   std::vector<const clang::Stmt *> coveringWaits(const clang::FunctionDecl *Main,

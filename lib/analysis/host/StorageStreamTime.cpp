@@ -45,6 +45,17 @@ std::vector<const Stmt *> DeviceStorage::callsFrom(const FunctionDecl *Main, con
   return Out;
 }
 
+std::optional<const ValueDecl *> DeviceStorage::streamIn(const FunctionDecl *Main,
+                                                         const CallExpr *Call,
+                                                         const FunctionDecl *Fn) {
+  std::optional<const ValueDecl *> Stream = streamOf(Call, Fn);
+  // A stream variable of another function (a launcher's parameter) is not
+  // one Main's waits name.
+  if (Stream && *Stream && Fn->getCanonicalDecl() != Main->getCanonicalDecl())
+    return std::nullopt;
+  return Stream;
+}
+
 std::vector<const Stmt *>
 DeviceStorage::coveringWaits(const FunctionDecl *Main, std::optional<const ValueDecl *> Stream) {
   auto [It, New] = HostWaits.try_emplace(Main);
@@ -87,11 +98,7 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
     Placed P{&O, anchorsIn(Main, O.Call, O.Fn), std::nullopt, false, !O.Launch};
     if (P.Anchors.empty())
       return No(O.Call ? O.Call : G.HeldAt, "");
-    P.Stream = streamOf(O.Call, O.Fn);
-    // A stream variable of another function (a launcher's parameter) is
-    // not one Main's waits name.
-    if (P.Stream && *P.Stream && O.Fn->getCanonicalDecl() != Main->getCanonicalDecl())
-      P.Stream = std::nullopt;
+    P.Stream = streamIn(Main, O.Call, O.Fn);
     P.Held = In.MayBeHeld(O.Call, O.Fn);
     Ops.push_back(std::move(P));
   }

@@ -104,12 +104,7 @@ bool DeviceStorage::unknownUsesAfterLaunches(Group &G, const FunctionDecl *Main)
 bool DeviceStorage::heldUntilAfter(const FunctionDecl *Main, const CallExpr *Call,
                                    const FunctionDecl *Fn, llvm::ArrayRef<const Stmt *> Anchors,
                                    const Stmt *S) {
-  // A stream variable of another function (a launcher's parameter) is not
-  // one Main's waits name: only waits for every stream cover it.
-  std::optional<const ValueDecl *> Stream = streamOf(Call, Fn);
-  if (Stream && *Stream && Fn->getCanonicalDecl() != Main->getCanonicalDecl())
-    Stream = std::nullopt;
-  std::vector<const Stmt *> Waits = coveringWaits(Main, Stream);
+  std::vector<const Stmt *> Waits = coveringWaits(Main, streamIn(Main, Call, Fn));
   return Anchors.empty() || llvm::any_of(Anchors, [&](const Stmt *At) {
            return In.ReachesAvoiding(At, S, Waits, Main);
          });

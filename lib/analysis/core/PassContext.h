@@ -222,7 +222,12 @@ struct PassContext {
   /// does not follow (an indirect call, a function whose body is not
   /// seen), with how to name the callee: each may write the device copy at
   /// any time after it (the closed world). Read by changedBetween.
-  std::map<BufferStorage, std::vector<std::pair<const clang::Stmt *, std::string>>> BufferUnseenCalls;
+  struct UnseenCall {
+    const clang::Stmt *Call;
+    std::string Callee; // how to name it: "an indirect call", "'f' (its body is not seen)"
+    std::string Passed; // the name it is given: the buffer's, an alias's, the memory's other name
+  };
+  std::map<BufferStorage, std::vector<UnseenCall>> BufferUnseenCalls;
   /// References of a device buffer that are the destination of a copy of a
   /// part of it (`cudaMemcpy(d + k, ...)`, issue 21). Written by
   /// HostBuffers::classifyBufferUse, read by changedBetween.

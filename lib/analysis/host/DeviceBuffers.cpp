@@ -170,7 +170,7 @@ HostUse HostBuffers::classifyBufferUse(BufferStorage V, const Expr *R,
     }
   } else if (Call && !S.AddrTaken && !cudaApiOf(Call) && llvm::is_contained(Call->arguments(), S.Cur)) {
     if (std::optional<std::string> Callee = unseenCallee(Call))
-      Pass.BufferUnseenCalls[V].push_back({Call, *Callee});
+      Pass.BufferUnseenCalls[V].push_back({Call, *Callee, spelled(R)});
   }
   return U;
 }
@@ -188,13 +188,40 @@ void HostBuffers::unseenCallsThroughReference(BufferStorage S, const Expr *R, co
     auto It = index(Fn).Refs.find(Q);
     if (It == index(Fn).Refs.end())
       continue;
-    for (const DeclRefExpr *QR : It->second) {
-      Climbed Arg = climb(Fn, QR, parensCastsAndTemporaries);
-      const auto *Call = dyn_cast_or_null<CallExpr>(Arg.Parent);
-      if (!Call || cudaApiOf(Call) || !llvm::is_contained(Call->arguments(), Arg.Child))
-        continue;
-      if (std::optional<std::string> Callee = unseenCallee(Call))
-        Pass.BufferUnseenCalls[S].push_back({Call, *Callee});
+    for (const DeclRefExpr *QR : It->second)
+      unseenCallArgument(S, QR, Fn);
+  }
+}
+
+void HostBuffers::unseenCallArgument(BufferStorage S, const Expr *R, const FunctionDecl *Fn) {
+  Climbed Arg = climb(Fn, R, parensCastsAndTemporaries);
+  const auto *Call = dyn_cast_or_null<CallExpr>(Arg.Parent);
+  if (!Call || cudaApiOf(Call) || !llvm::is_contained(Call->arguments(), Arg.Child))
+    return;
+  if (std::optional<std::string> Callee = unseenCallee(Call))
+    Pass.BufferUnseenCalls[S].push_back({Call, *Callee, spelled(R)});
+}
+
+void HostBuffers::unseenCallsOfOtherNames(BufferStorage S, const Expr *Init,
+                                          const FunctionDecl *Fn) {
+  // `CUtensorMap *e = d;`: e's copies write d's memory, so what d was
+  // handed to may write it at any time after, e's launches included.
+  llvm::SmallVector<const Stmt *, 8> Work{Init};
+  while (!Work.empty()) {
+    const Stmt *E = Work.pop_back_val();
+    if (!E)
+      continue;
+    llvm::append_range(Work, E->children());
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    const auto *Other = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Other || Other == S.Var || !Other->getType()->isPointerType())
+      continue;
+    auto It = index(Fn).Refs.find(Other);
+    if (It == index(Fn).Refs.end())
+      continue;
+    for (const DeclRefExpr *OR : It->second) {
+      unseenCallArgument(S, OR, Fn);
+      unseenCallsThroughReference(S, OR, Fn);
     }
   }
 }
@@ -282,6 +309,7 @@ DeviceBuffer &HostBuffers::bufferFacts(BufferStorage S, const FunctionDecl *Fn) 
                   Ctx, Expr::NPC_ValueDependentIsNotNull) == Expr::NPCK_NotNull)
   {
     Pass.BufferLeaks[S] = {Init, "'" + spelled(Init) + "', the memory it is initialised with"};
+    unseenCallsOfOtherNames(S, Init, Fn);
     // Its copies write memory those names may read later (a kernel that
     // stays by reference): the buffer keeps them, whatever its launches pass.
     HostUse U;
@@ -366,10 +394,10 @@ HostBuffers::changedBetween(BufferStorage V, const CopyInfo &Reaching, const Stm
   // copy too): that code may write the device copy at any time after it,
   // with work it leaves on a stream, say, so the launch may not read what
   // the copy wrote.
-  for (const auto &[O, Callee] : Pass.BufferUnseenCalls[V])
-    if (Reach.beforeEnd(O, Launch, Fn))
-      return blockerFor(ReasonID::BufferHandedToUnseen, {Name, Callee}, ST.point(O->getBeginLoc()),
-                        CopyNote);
+  for (const PassContext::UnseenCall &U : Pass.BufferUnseenCalls[V])
+    if (Reach.beforeEnd(U.Call, Launch, Fn))
+      return blockerFor(ReasonID::BufferHandedToUnseen, {U.Passed, U.Callee},
+                        ST.point(U.Call->getBeginLoc()), CopyNote);
   // Reached through a name that is not followed, before the launch: a
   // kernel or code of the user's in between may change the copy through it.
   if (auto Leak = Pass.BufferLeaks.find(V);

@@ -127,6 +127,14 @@ private:
   /// follow are the buffer's too (PassContext::BufferUnseenCalls).
   void unseenCallsThroughReference(BufferStorage S, const clang::Expr *R,
                                    const clang::FunctionDecl *Fn);
+  /// Where \p R (a name of the buffer's memory in \p Fn) is an argument of a
+  /// call the tool does not follow: that call is the buffer's too.
+  void unseenCallArgument(BufferStorage S, const clang::Expr *R, const clang::FunctionDecl *Fn);
+  /// The calls the tool does not follow that are given a pointer variable
+  /// named in \p Init, the memory \p S starts as (`CUtensorMap *e = d;`):
+  /// they reach S's memory under the other name.
+  void unseenCallsOfOtherNames(BufferStorage S, const clang::Expr *Init,
+                               const clang::FunctionDecl *Fn);
   /// The references to \p S in \p Fn; for a field, also in \p Whole the
   /// uses of its variable as a whole (`&plan`, `plan = other`, `f(plan)`),
   /// each of which may change or copy the field.

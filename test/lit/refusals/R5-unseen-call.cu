@@ -56,5 +56,23 @@ void hooked_through_a_reference(const CUtensorMap &h, unsigned long long *out) {
   cudaDeviceSynchronize();
   cudaFree(d);
 }
-// CHECK-DAG: warning: descriptor 'map' of kernel 'after_reference' is left by reference: 'd' is passed here to an indirect call, which the tool does not follow: it may write the device copy at any time after it, after the copy the launch reads too [tma-105]
-// CHECK: 0 kernels rewritten, 3 refused
+// CHECK-DAG: warning: descriptor 'map' of kernel 'after_reference' is left by reference: 'q' is passed here to an indirect call, which the tool does not follow: it may write the device copy at any time after it, after the copy the launch reads too [tma-105]
+
+// A second pointer that starts as the first: the launch reads what a copy
+// through the second wrote, after the call given the first, which reaches
+// the same memory.
+__global__ void after_other_name(const CUtensorMap *map, unsigned long long *out) { out[3] = map->opaque[3]; }
+
+void hooked_under_the_other_name(const CUtensorMap &h, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  CUtensorMap *e = d;
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  clear_hook(d, 3);
+  cudaMemcpy(e, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  after_other_name<<<1, 1>>>(e, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'after_other_name' is left by reference: 'd' is passed here to an indirect call, which the tool does not follow: it may write the device copy at any time after it, after the copy the launch reads too [tma-105]
+// CHECK: 0 kernels rewritten, 4 refused

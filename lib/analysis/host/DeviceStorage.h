@@ -355,7 +355,15 @@ private:
   /// before \p P land out of the text's order there: still waiting at \p P,
   /// or after a write made while it waits? Then the writes last before
   /// \p P in the text are not those last to land (lastWritesBefore).
-  bool heldWriteLandsLate(Group &G, const clang::FunctionDecl *Main, const clang::Stmt *P);
+  /// Writes in \p Except are left out (they run after the launch asked about).
+  bool heldWriteLandsLate(Group &G, const clang::FunctionDecl *Main, const clang::Stmt *P,
+                          llvm::ArrayRef<const clang::Stmt *> Except = {});
+  /// The writes of the group that \p Launch's own stream (a named one) runs
+  /// after it: enqueued on it by \p Main, never before the launch's call on
+  /// any path. A stream runs its work in order, so the launch reads none of
+  /// them, however long both wait behind a hold.
+  std::vector<const clang::Stmt *> runAfterOnItsStream(Group &G, const clang::FunctionDecl *Main,
+                                                       const clang::CallExpr *Launch);
   /// The local host map \p Launch (a launch of \p Main that runs at its
   /// call, before a held write made earlier lands) may pass by value: \p
   /// Landed, the writes last before it among those that may have landed,
@@ -395,7 +403,8 @@ private:
   /// in \p Main; none when a path reaches \p At with no write, or a write is
   /// made in another function.
   std::vector<const clang::Stmt *> lastWritesBefore(Group &G, const clang::FunctionDecl *Main,
-                                                    const clang::Stmt *At);
+                                                    const clang::Stmt *At,
+                                                    llvm::ArrayRef<const clang::Stmt *> Except = {});
   /// Does the write \p W, wherever it runs against the launch made at \p
   /// Launch, write the value the retargeted launch passes there: the one
   /// the writes that may be last before the launch write, and, for a write

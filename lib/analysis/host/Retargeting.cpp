@@ -45,12 +45,13 @@ public:
       std::optional<Retarget> R = Storage.retarget(RA.Arg, WhyNot);
       if (R && !sharesWithOthers(*R, WhyNot))
         R.reset();
-      if ((R && !kernelsStay(*R, WhyNot)) || (!R && Storage.refusedUnknownUse())) {
+      if (!R || !kernelsStay(*R, WhyNot)) {
         // The value form keeps the device copy for those kernels, or for a
-        // use no row classifies. Where it cannot, the first reason stays,
-        // unless the value form refused at that same use and says what
-        // more it would need.
-        bool Unknown = !R;
+        // use no row classifies, and passes the map as it is at a launch
+        // where the snapshot cannot say which copy it reads. Where it
+        // cannot, the first reason stays, unless the value form refused at
+        // that same use no row classifies and says what more it would need.
+        bool Unknown = !R && Storage.refusedUnknownUse();
         std::optional<Note> ValueWhyNot;
         R = Storage.retarget(RA.Arg, ValueWhyNot, /*ValueForm=*/true);
         if (R && !sharesWithOthers(*R, ValueWhyNot))

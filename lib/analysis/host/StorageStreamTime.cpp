@@ -245,11 +245,13 @@ bool DeviceStorage::readsAtRelease(Group &G, const FunctionDecl *Main, const Cal
   for (const Stmt *W : Waits)
     if (In.ReachesAvoiding(At, W, Reached, Main))
       return false;
-  // No write of the group runs while the launch may: none between a
+  // Writes its own stream runs after it: they cannot change what it reads.
+  std::vector<const Stmt *> Later = runAfterOnItsStream(G, Main, Launch);
+  // No other write of the group runs while the launch may: none between a
   // release and a covering wait, none held out of the text's order at a
   // release.
   for (const Group::Op &X : G.Ops) {
-    if (X.Launch)
+    if (X.Launch || llvm::is_contained(Later, X.Call))
       continue;
     if (!X.Call || X.Fn->getCanonicalDecl() != Main->getCanonicalDecl())
       return false;
@@ -258,13 +260,13 @@ bool DeviceStorage::readsAtRelease(Group &G, const FunctionDecl *Main, const Cal
         return false;
   }
   for (const Stmt *R : Reached)
-    if (heldWriteLandsLate(G, Main, R))
+    if (heldWriteLandsLate(G, Main, R, Later))
       return false;
   // It reads what the writes last before a release wrote; the retargeted
   // launch passes what those last before it wrote, or the map they copy.
   std::vector<const Stmt *> Read;
   for (const Stmt *R : Reached) {
-    std::vector<const Stmt *> Last = lastWritesBefore(G, Main, R);
+    std::vector<const Stmt *> Last = lastWritesBefore(G, Main, R, Later);
     if (Last.empty())
       return false;
     llvm::append_range(Read, Last);
@@ -282,9 +284,23 @@ bool DeviceStorage::readsAtRelease(Group &G, const FunctionDecl *Main, const Cal
   return false;
 }
 
-bool DeviceStorage::heldWriteLandsLate(Group &G, const FunctionDecl *Main, const Stmt *P) {
+std::vector<const Stmt *> DeviceStorage::runAfterOnItsStream(Group &G, const FunctionDecl *Main,
+                                                             const CallExpr *Launch) {
+  std::vector<const Stmt *> Later;
+  std::optional<const ValueDecl *> Stream = streamIn(Main, Launch, Main);
+  if (!Stream || !*Stream)
+    return Later; // the default stream: its order with other streams is the legacy one
+  for (const Group::Op &X : G.Ops)
+    if (!X.Launch && X.Call && X.Fn->getCanonicalDecl() == Main->getCanonicalDecl() &&
+        streamIn(Main, X.Call, X.Fn) == Stream && !In.ReachesAvoiding(X.Call, Launch, {}, Main))
+      Later.push_back(X.Call);
+  return Later;
+}
+
+bool DeviceStorage::heldWriteLandsLate(Group &G, const FunctionDecl *Main, const Stmt *P,
+                                       llvm::ArrayRef<const Stmt *> Except) {
   for (const Group::Op &X : G.Ops) {
-    if (X.Launch)
+    if (X.Launch || llvm::is_contained(Except, X.Call))
       continue;
     if (!X.Call || X.Fn->getCanonicalDecl() != Main->getCanonicalDecl())
       return true;
@@ -295,7 +311,8 @@ bool DeviceStorage::heldWriteLandsLate(Group &G, const FunctionDecl *Main, const
     if (In.ReachesAvoiding(X.Call, P, XWaits, Main))
       return true;
     for (const Group::Op &Y : G.Ops)
-      if (!Y.Launch && &Y != &X && In.ReachesAvoiding(X.Call, Y.Call, XWaits, Main))
+      if (!Y.Launch && &Y != &X && !llvm::is_contained(Except, Y.Call) &&
+          In.ReachesAvoiding(X.Call, Y.Call, XWaits, Main))
         return true;
   }
   return false;
@@ -487,10 +504,11 @@ bool DeviceStorage::writeOneValue(Group &G, const FunctionDecl *Main,
 }
 
 std::vector<const Stmt *> DeviceStorage::lastWritesBefore(Group &G, const FunctionDecl *Main,
-                                                          const Stmt *At) {
+                                                          const Stmt *At,
+                                                          llvm::ArrayRef<const Stmt *> Except) {
   std::vector<const Stmt *> Writes;
   for (const Group::Op &O : G.Ops) {
-    if (O.Launch)
+    if (O.Launch || llvm::is_contained(Except, O.Call))
       continue;
     if (O.Fn != Main || !O.Call)
       return {};

@@ -283,3 +283,80 @@ void launched_before_it_lands(const CUtensorMap &a, const CUtensorMap &b, unsign
 // CHECK-FIXES-NEXT: {{^}}  ahead_of_the_copy<<<1, 1>>>(first, out);
 // CHECK-FIXES: {{^}}  *flag = 0;
 // CHECK-FIXES-NEXT: {{^}}  ahead_of_the_copy<<<1, 1>>>(*d, out);
+
+// A launch held behind a flag, followed on its own stream by a copy from
+// page-locked memory: the stream runs that copy after the launch, however
+// long both wait, so the launch reads what the copy before the release
+// left, the local map 'next', and passes it by value. The unsafe twin is
+// refilled_on_another_stream in refusals/R12-stream-time.cu.
+__global__ void before_its_refill(const CUtensorMap *map, unsigned long long *out) { out[8] = map->opaque[4]; }
+
+void refilled_behind_it(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a, next = b;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = a;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  before_its_refill<<<1, 1, 0, s>>>(d, out);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'before_its_refill' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void refilled_behind_it(
+// CHECK-FIXES: {{^}}  spin<<<1, 1, 0, s>>>(dflag);
+// CHECK-FIXES-NEXT: {{^}}  before_its_refill<<<1, 1, 0, s>>>(next, out);
+
+// A launch that runs at its call, before a copy from page-locked memory
+// held until the release lands, in a function whose device copy a kernel
+// writes later: the snapshot cannot make the held copy at its call, and
+// the value form passes what the launch reads, 'd_value' as the copy
+// before it left it; 'stamp_later' keeps the device copy. The unsafe twin
+// is staging_refilled_while_held in refusals/R12-stream-time.cu.
+__global__ void ahead_of_the_refill(const CUtensorMap *map, unsigned long long *out) { out[9] = map->opaque[6]; }
+__global__ void stamp_later(CUtensorMap *map, unsigned long long v) { map->opaque[12] = v; }
+
+void value_ahead_of_a_held_copy(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = b;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  ahead_of_the_refill<<<1, 1>>>(d, out);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  stamp_later<<<1, 1>>>(d, 7);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'ahead_of_the_refill' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-MESSAGES-DAG: warning: descriptor 'map' of kernel 'stamp_later' is left by reference: the descriptor is written ('map->opaque[12] = v') [tma-101]
+// CHECK-FIXES-LABEL: void value_ahead_of_a_held_copy(
+// CHECK-FIXES: {{^}}  CUtensorMap d_value;
+// CHECK-FIXES: {{^}}  d_value = h;
+// CHECK-FIXES-NEXT: {{^}}  spin<<<1, 1, 0, s>>>(dflag);
+// CHECK-FIXES-NEXT: {{^}}  ahead_of_the_refill<<<1, 1>>>(d_value, out);
+// CHECK-FIXES-NEXT: {{^}}  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+// CHECK-FIXES-NEXT: {{^}}  d_value = *pin;
+// CHECK-FIXES: {{^}}  stamp_later<<<1, 1>>>(d, 7);

@@ -274,3 +274,73 @@ void launched_once_released(const CUtensorMap &a, const CUtensorMap &b, unsigned
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'once_released' is left by reference
 // CHECK-DAG: :[[@LINE-10]]:3: note: also: the storage rule cannot retarget it: this launch of 'd' may run before the write of 'd' at line [[@LINE-13]], which waits on a stream that may be held
+
+// The copy from page-locked memory made after the held launch is on
+// another stream, which need not wait for it: it may land before the
+// release, and the launch then reads '*pin' (the twin of
+// refilled_behind_it in patterns/H13-stream-time.cu).
+__global__ void refilled_elsewhere(const CUtensorMap *map, unsigned long long *out) { out[8] = map->opaque[4]; }
+
+void refilled_on_another_stream(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  cudaStream_t other;
+  cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking);
+  CUtensorMap h = a, next = b;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = a;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  refilled_elsewhere<<<1, 1, 0, s>>>(d, out);
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, other);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+  cudaStreamDestroy(other);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'refilled_elsewhere' is left by reference
+// CHECK-DAG: :[[@LINE-13]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-14]], which waits on a stream that may be held
+
+// The staging map is written while the held copy that reads it waits, and
+// the device copy is launched again once the copy has landed: the copy
+// reads the new '*pin' when its stream runs it, where a value taken at
+// the call would keep the old one (the twin of value_ahead_of_a_held_copy
+// in patterns/H13-stream-time.cu).
+__global__ void after_the_refill(const CUtensorMap *map, unsigned long long *out) { out[9] = map->opaque[6]; }
+__global__ void stamp_later(CUtensorMap *map, unsigned long long v) { map->opaque[12] = v; }
+
+void staging_refilled_while_held(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = b;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  after_the_refill<<<1, 1>>>(d, out);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  *pin = h;
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  after_the_refill<<<1, 1>>>(d, out);
+  stamp_later<<<1, 1>>>(d, 7);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'after_the_refill' is left by reference
+// CHECK-DAG: :[[@LINE-14]]:3: note: also: the storage rule cannot retarget it: '*pin' is written or freed here before a host wait that covers the copy's stream: the cudaMemcpyAsync into 'd' reads '*pin' when its stream runs it, not at the call

@@ -752,9 +752,15 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
   // Launches whose kernel runs later than the call and reads a copy of a
   // map unchanged since the call pass that map.
   for (RetargetedLaunch &L : G.R.Launches)
-    if (auto It = G.PassSource.find(L.Call); L.Call && It != G.PassSource.end()) {
-      L.Edit.Text = It->second->getNameAsString();
-      L.ByValue = true;
+    if (auto It = G.PassSource.find(L.launchCall()); L.launchCall() && It != G.PassSource.end()) {
+      L.ByValue = It->second->getNameAsString();
+      L.Edit.Text = L.ByValue;
+      if (!L.Call) {
+        // An argument array's slot takes the map's address; a `void *`
+        // slot takes a const one only through a cast.
+        L.Edit = L.Bare;
+        L.Edit.Text = (It->second->getType().isConstQualified() ? "(void *)&" : "&") + L.ByValue;
+      }
     }
   G.R.Key = "storage:" + *G.Members.begin();
   G.R.Storages.assign(G.Members.begin(), G.Members.end());

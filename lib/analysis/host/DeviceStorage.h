@@ -74,9 +74,15 @@ struct RetargetedLaunch {
   /// The launch call, where the argument is one of its own (not a slot of
   /// an argument array): the one a host map may be passed to instead.
   const clang::CallExpr *Call = nullptr;
+  /// An argument array's slot: the one launch that reads the array, where
+  /// there is one (the slot may then take a host map's address instead).
+  const clang::CallExpr *SlotLaunch = nullptr;
+  /// The launch a host map may be passed to instead: Call, or SlotLaunch.
+  const clang::CallExpr *launchCall() const { return Call ? Call : SlotLaunch; }
   /// Edit passes a local host map by value: the one whose copy the kernel
   /// reads when it runs, later than the call (DeviceStorage::sourceReadLater).
-  bool ByValue = false;
+  /// (Its name; empty: the launch passes the snapshot.)
+  std::string ByValue;
 };
 
 /// A storage group retargeted to host memory: its storage keeps its shape

@@ -403,10 +403,10 @@ private:
       LS.Where = L.Where;
       LS.Edits.push_back(L.Edit);
       LS.BufferKey = R.Key;
-      LS.HostDescriptor = L.Edit.Text;
+      LS.HostDescriptor = L.ByValue.empty() ? L.Edit.Text : L.ByValue;
       // The storage holds the copy taken at the upload, or the launch
       // passes the map whose copy its kernel reads.
-      LS.Form = L.ByValue ? LaunchForm::ByValue : LaunchForm::Snapshot;
+      LS.Form = L.ByValue.empty() ? LaunchForm::Snapshot : LaunchForm::ByValue;
       LS.ReliesOn = R.ReliesOn;
       Out.Launches.push_back(std::move(LS));
       HostUse U;

@@ -39,6 +39,8 @@ bool DeviceStorage::classifyArraySlot(Group &G, const UnaryOperator *Addr, const
   // The launches that read the slot, for stream time (none known: held).
   auto Launches = In.ArraySlotLaunches ? In.ArraySlotLaunches(Storage)
                                        : std::vector<std::pair<const CallExpr *, const FunctionDecl *>>();
+  if (Launches.size() == 1)
+    G.R.Launches.back().SlotLaunch = Launches.front().first;
   if (Launches.empty())
     noteLaunch(G, nullptr, nullptr);
   for (const auto &[Launch, Fn] : Launches)

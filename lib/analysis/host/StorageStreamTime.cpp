@@ -102,17 +102,6 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
     P.Held = In.MayBeHeld(O.Call, O.Fn);
     Ops.push_back(std::move(P));
   }
-  // Two writes that run out of order differ only for a launch made after
-  // both calls: one made before the later call reads neither's effect in
-  // the retargeted text, and in the original it runs before the later
-  // write (on its stream) or is itself held out of order with it.
-  auto LaunchAfter = [&](const Stmt *Bt) {
-    for (const Placed &L : Ops)
-      for (const Stmt *Lt : L.Op->Launch ? L.Anchors : std::vector<const Stmt *>())
-        if (In.ReachesAvoiding(Bt, Lt, {}, Main))
-          return true;
-    return false;
-  };
   // Storage that only Main's call uses: its locals, and parameters of
   // functions only Main calls.
   bool Local = llvm::all_of(G.Members, [&](const std::string &K) {
@@ -155,6 +144,25 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
     auto LandsAfter = [&](const Stmt *Bt) {
       return llvm::none_of(*Releases, [&](const Stmt *R) { return In.ReachesAvoiding(R, Bt, Waits, Main); });
     };
+    // A launch that runs at its call, where A (held) has not landed or has
+    // landed in the text's order, and passes the map the copies that have
+    // landed copy (passesLanded), reads neither A's effect nor the order
+    // of A and a later write. Two writes that run out of order differ only
+    // for another launch made after both calls: one made before the later
+    // call reads neither's effect in the retargeted text, and in the
+    // original it runs before the later write (on its stream) or is itself
+    // held out of order with it.
+    auto RunsBeforeLanding = [&](const Placed &L, const Stmt *Lt) {
+      return A.Writes && Releases && !L.Held && LandsAfter(Lt) &&
+             passesLanded(G, Main, L.Op->Call, Lt);
+    };
+    auto LaunchAfterThat = [&](const Stmt *Bt) {
+      for (const Placed &L : Ops)
+        for (const Stmt *Lt : L.Op->Launch ? L.Anchors : std::vector<const Stmt *>())
+          if (In.ReachesAvoiding(Bt, Lt, {}, Main) && !RunsBeforeLanding(L, Lt))
+            return true;
+      return false;
+    };
     for (const Stmt *At : A.Anchors) {
       // Storage that outlives Main's call is used again by the next call.
       if (!Local && In.ReachesAvoiding(At, nullptr, Waits, Main))
@@ -172,9 +180,8 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
         for (const Stmt *Bt : B.Anchors)
           if (In.ReachesAvoiding(At, Bt, Waits, Main) &&
               !(DeviceOnly && B.Op->Launch && !B.Held && LandsAfter(Bt)) &&
-              !(A.Writes && Releases && B.Op->Launch && !B.Held && LandsAfter(Bt) &&
-                passesLanded(G, Main, B.Op->Call, Bt)) &&
-              (!A.Writes || !B.Writes || LaunchAfter(Bt)) && !SameValue(A, At, B, Bt))
+              !(B.Op->Launch && RunsBeforeLanding(B, Bt)) &&
+              (!A.Writes || !B.Writes || LaunchAfterThat(Bt)) && !SameValue(A, At, B, Bt))
             return No(Bt, "this " + What(B) + " may run before the " + What(A) + " at line " +
                               Line(At) + ", which waits on a stream that may be held" + Hold +
                               " until a host wait covers it, where the retargeted text makes each "
@@ -199,17 +206,25 @@ bool DeviceStorage::passesLanded(Group &G, const FunctionDecl *Main, const CallE
       continue;
     if (!X.Call || X.Fn->getCanonicalDecl() != Main->getCanonicalDecl())
       return false;
-    if (In.MayBeHeld(X.Call, X.Fn) && In.ReachesAvoiding(X.Call, At, {}, Main)) {
+    std::vector<const Stmt *> XWaits = coveringWaits(Main, streamIn(Main, X.Call, X.Fn));
+    if (In.MayBeHeld(X.Call, X.Fn) && In.ReachesAvoiding(X.Call, At, XWaits, Main)) {
       // Landed only after a release none of which may come before the
       // launch (on a path through a release and a wait it has landed, on
       // one without it has not: not one answer).
       std::optional<std::vector<const Stmt *>> Releases = In.ReleasesOf(X.Call, X.Fn);
       if (!Releases || llvm::any_of(*Releases, [&](const Stmt *R) {
-            return In.ReachesAvoiding(R, At, {}, Main);
+            return In.ReachesAvoiding(X.Call, R, {}, Main) && In.ReachesAvoiding(R, At, {}, Main);
           }))
         return false;
       continue;
     }
+    // Held, but a host wait covering its stream comes between it and the
+    // launch on every path: it has landed, in the text's order where no
+    // other write may be made while it waits.
+    if (In.MayBeHeld(X.Call, X.Fn))
+      for (const Group::Op &Y : G.Ops)
+        if (!Y.Launch && &Y != &X && In.ReachesAvoiding(X.Call, Y.Call, XWaits, Main))
+          return false;
     Landed.push_back(X.Call);
   }
   // Of those, the last before the launch on some path.
@@ -347,7 +362,7 @@ const VarDecl *DeviceStorage::sourceLandedBefore(Group &G, const FunctionDecl *M
 const VarDecl *DeviceStorage::copiedMap(Group &G, const FunctionDecl *Main, const CallExpr *Launch,
                                         llvm::ArrayRef<const Stmt *> Copies) {
   if (Copies.empty() || !In.HostUnchangedBetween ||
-      llvm::none_of(G.R.Launches, [&](const RetargetedLaunch &L) { return L.Call == Launch; }) ||
+      llvm::none_of(G.R.Launches, [&](const RetargetedLaunch &L) { return L.launchCall() == Launch; }) ||
       !writeOneValue(G, Main, std::vector<const Stmt *>(Copies.begin(), Copies.end())))
     return nullptr;
   auto Copy = llvm::find_if(G.WholeCopies, [&](const Group::WholeCopy &C) { return C.Call == Copies.front(); });

@@ -206,10 +206,14 @@ bool DeviceStorage::valueForm(Group &G) {
           continue;
         std::vector<const Stmt *> From;
         if (!LaunchHeld && In.ReleasesOf && In.MayBeHeld(W.Call, W.Fn))
-          if (std::optional<std::vector<const Stmt *>> Releases = In.ReleasesOf(W.Call, W.Fn))
+          if (std::optional<std::vector<const Stmt *>> Releases = In.ReleasesOf(W.Call, W.Fn)) {
+            // The releases that may come after it, before a host wait that
+            // covers its stream (after one, it has run).
+            std::vector<const Stmt *> Ran = coveringWaits(Main, streamIn(Main, W.Call, W.Fn));
             for (const Stmt *R : *Releases)
-              if (In.ReachesAvoiding(W.Call, R, {}, Main))
-                From.push_back(R); // the releases that may come after it
+              if (In.ReachesAvoiding(W.Call, R, Ran, Main))
+                From.push_back(R);
+          }
         if (From.empty())
           From.push_back(W.Call);
         if (llvm::any_of(From, [&](const Stmt *F) { return In.ReachesAvoiding(F, At, AtCall, Main); }))

@@ -360,3 +360,87 @@ void value_ahead_of_a_held_copy(const CUtensorMap &a, const CUtensorMap &b, unsi
 // CHECK-FIXES-NEXT: {{^}}  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
 // CHECK-FIXES-NEXT: {{^}}  d_value = *pin;
 // CHECK-FIXES: {{^}}  stamp_later<<<1, 1>>>(d, 7);
+
+// A held copy released and waited for, then a second one held behind the
+// next release: the launch between runs at its call, after the first has
+// landed (the wait covers its stream) and before the second can, and reads
+// what the copy at its call left, the local map 'second', which it passes
+// by value; so does a launch through an argument array, whose slot takes
+// the map's address. The unsafe twin is released_not_waited in
+// refusals/R12-stream-time.cu.
+__global__ void before_the_second_lands(const CUtensorMap *map, unsigned long long *out) { out[10] = map->opaque[8]; }
+
+void landed_then_held_again(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap first = a, second = b;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = a;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &first, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  spin<<<1, 1, 0, s>>>(dflag);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  cudaMemcpy(d, &second, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  before_the_second_lands<<<1, 1>>>(d, out);
+  {
+    void *args[] = {(void *)&d, &out};
+    cudaLaunchKernel((const void *)before_the_second_lands, dim3(1), dim3(1), args, 0, 0);
+  }
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'before_the_second_lands' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void landed_then_held_again(
+// CHECK-FIXES: {{^}}  before_the_second_lands<<<1, 1>>>(second, out);
+// CHECK-FIXES-NEXT: {{^}}  {
+// CHECK-FIXES-NEXT: {{^}}    void *args[] = {(void *)&second, &out};
+
+// A kernel that writes the device copy, held and then waited for, before a
+// copy at its call and a second hold: the write has landed before the copy
+// replaces it, so the launch after the second release passes the value
+// (the value form keeps the device copy for 'stamp_waited'). The unsafe
+// twin is stamped_not_waited in refusals/R12-stream-time.cu.
+__global__ void stamp_waited(CUtensorMap *map, unsigned long long v) { map->opaque[14] = v; }
+__global__ void after_the_stamp(const CUtensorMap *map, unsigned long long *out) { out[11] = map->opaque[14]; }
+
+void stamped_and_waited(const CUtensorMap &a, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  stamp_waited<<<1, 1, 0, s>>>(d, 5);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  after_the_stamp<<<1, 1>>>(d, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'after_the_stamp' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void stamped_and_waited(
+// CHECK-FIXES: {{^}}  stamp_waited<<<1, 1, 0, s>>>(d, 5);
+// CHECK-FIXES: {{^}}  after_the_stamp<<<1, 1>>>(d_value, out);

@@ -344,3 +344,63 @@ void staging_refilled_while_held(const CUtensorMap &a, const CUtensorMap &b, uns
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'after_the_refill' is left by reference
 // CHECK-DAG: :[[@LINE-14]]:3: note: also: the storage rule cannot retarget it: '*pin' is written or freed here before a host wait that covers the copy's stream: the cudaMemcpyAsync into 'd' reads '*pin' when its stream runs it, not at the call
+
+// The first held copy is released but not waited for: it may land before
+// or after the copy at the launch's call, so the launch may read '*pin'
+// (the twin of landed_then_held_again in patterns/H13-stream-time.cu).
+__global__ void maybe_landed(const CUtensorMap *map, unsigned long long *out) { out[10] = map->opaque[8]; }
+
+void released_not_waited(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap first = a, second = b;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = a;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &first, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaMemcpy(d, &second, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  maybe_landed<<<1, 1>>>(d, out);
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'maybe_landed' is left by reference
+
+// The kernel that writes the device copy is released but not waited for
+// before the copy: it may land after it, and the launch read its word
+// (the twin of stamped_and_waited in patterns/H13-stream-time.cu).
+__global__ void stamp_unwaited(CUtensorMap *map, unsigned long long v) { map->opaque[14] = v; }
+__global__ void after_a_late_stamp(const CUtensorMap *map, unsigned long long *out) { out[11] = map->opaque[14]; }
+
+void stamped_not_waited(const CUtensorMap &a, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  stamp_unwaited<<<1, 1, 0, s>>>(d, 5);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  *flag = 0;
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  after_a_late_stamp<<<1, 1>>>(d, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'after_a_late_stamp' is left by reference

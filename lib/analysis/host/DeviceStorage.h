@@ -361,6 +361,19 @@ private:
   /// before \p P land out of the text's order there: still waiting at \p P,
   /// or after a write made while it waits? Then the writes last before
   /// \p P in the text are not those last to land (lastWritesBefore).
+  /// The whole copies of \p Main that run at their call once both writes
+  /// \p A and \p B have landed (a host wait covering each held one's
+  /// stream comes first on every path): each replaces what either wrote,
+  /// so their order matters only to what runs before such a copy.
+  std::vector<const clang::Stmt *>
+  copiesAfterBoth(Group &G, const clang::FunctionDecl *Main, const clang::Stmt *A, bool AHeld,
+                  std::optional<const clang::ValueDecl *> AStream, const clang::Stmt *B, bool BHeld,
+                  std::optional<const clang::ValueDecl *> BStream);
+  /// The replays of the graph \p Launch (made by \p Main) is captured
+  /// into, when it is made while a capture read whole records its stream;
+  /// none otherwise.
+  std::optional<std::vector<const clang::Stmt *>> replaysOf(const clang::CallExpr *Launch,
+                                                            const clang::FunctionDecl *Main);
   /// Writes in \p Except are left out (they run after the launch asked about).
   bool heldWriteLandsLate(Group &G, const clang::FunctionDecl *Main, const clang::Stmt *P,
                           llvm::ArrayRef<const clang::Stmt *> Except = {});

@@ -156,11 +156,26 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
       return A.Writes && Releases && !L.Held && LandsAfter(Lt) &&
              passesLanded(G, Main, L.Op->Call, Lt);
     };
-    auto LaunchAfterThat = [&](const Stmt *Bt) {
-      for (const Placed &L : Ops)
-        for (const Stmt *Lt : L.Op->Launch ? L.Anchors : std::vector<const Stmt *>())
-          if (In.ReachesAvoiding(Bt, Lt, {}, Main) && !RunsBeforeLanding(L, Lt))
+    // A whole copy that runs at its call, once both writes have landed (a
+    // host wait covering each held one's stream comes first on every
+    // path), replaces what either wrote: a launch only after it reads
+    // neither.
+    auto LaunchAfterThat = [&](const Stmt *At, const Placed &B, const Stmt *Bt) {
+      std::vector<const Stmt *> Replaced =
+          copiesAfterBoth(G, Main, At, A.Held, A.Stream, Bt, B.Held, B.Stream);
+      for (const Placed &L : Ops) {
+        if (!L.Op->Launch)
+          continue;
+        // A captured launch runs at its graph's replays.
+        if (std::optional<std::vector<const Stmt *>> Replays = replaysOf(L.Op->Call, Main)) {
+          if (llvm::any_of(*Replays, [&](const Stmt *R) { return In.ReachesAvoiding(Bt, R, Replaced, Main); }))
             return true;
+          continue;
+        }
+        for (const Stmt *Lt : L.Anchors)
+          if (In.ReachesAvoiding(Bt, Lt, Replaced, Main) && !RunsBeforeLanding(L, Lt))
+            return true;
+      }
       return false;
     };
     for (const Stmt *At : A.Anchors) {
@@ -181,7 +196,7 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
           if (In.ReachesAvoiding(At, Bt, Waits, Main) &&
               !(DeviceOnly && B.Op->Launch && !B.Held && LandsAfter(Bt)) &&
               !(B.Op->Launch && RunsBeforeLanding(B, Bt)) &&
-              (!A.Writes || !B.Writes || LaunchAfterThat(Bt)) && !SameValue(A, At, B, Bt))
+              (!A.Writes || !B.Writes || LaunchAfterThat(At, B, Bt)) && !SameValue(A, At, B, Bt))
             return No(Bt, "this " + What(B) + " may run before the " + What(A) + " at line " +
                               Line(At) + ", which waits on a stream that may be held" + Hold +
                               " until a host wait covers it, where the retargeted text makes each "
@@ -189,6 +204,34 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
       }
     }
   }
+  return std::nullopt;
+}
+
+std::vector<const Stmt *> DeviceStorage::copiesAfterBoth(Group &G, const FunctionDecl *Main,
+                                                         const Stmt *A, bool AHeld,
+                                                         std::optional<const ValueDecl *> AStream,
+                                                         const Stmt *B, bool BHeld,
+                                                         std::optional<const ValueDecl *> BStream) {
+  auto Landed = [&](const Stmt *X, bool Held, std::optional<const ValueDecl *> Stream,
+                    const Stmt *W) {
+    return !Held || !In.ReachesAvoiding(X, W, coveringWaits(Main, Stream), Main);
+  };
+  std::vector<const Stmt *> Copies;
+  for (const Stmt *W : copiesAtCall(G, Main))
+    if (W != A && W != B && Landed(A, AHeld, AStream, W) && Landed(B, BHeld, BStream, W))
+      Copies.push_back(W);
+  return Copies;
+}
+
+std::optional<std::vector<const Stmt *>> DeviceStorage::replaysOf(const CallExpr *Launch,
+                                                                  const FunctionDecl *Main) {
+  const Captures &C = captures();
+  if (!Launch || !C.List || !In.Between)
+    return std::nullopt;
+  std::optional<const ValueDecl *> S = streamIn(Main, Launch, Main);
+  for (const GraphCapture &Cap : *C.List)
+    if (S && *S && Cap.Stream == *S && Cap.Fn == Main && In.Between(Cap.Begin, Cap.End, Launch, Main))
+      return std::vector<const Stmt *>(Cap.Replays.begin(), Cap.Replays.end());
   return std::nullopt;
 }
 
@@ -325,10 +368,22 @@ bool DeviceStorage::heldWriteLandsLate(Group &G, const FunctionDecl *Main, const
     // Still waiting at P, or out of order with a write made while it waits.
     if (In.ReachesAvoiding(X.Call, P, XWaits, Main))
       return true;
-    for (const Group::Op &Y : G.Ops)
-      if (!Y.Launch && &Y != &X && !llvm::is_contained(Except, Y.Call) &&
-          In.ReachesAvoiding(X.Call, Y.Call, XWaits, Main))
+    // The order of the two matters only where no copy replaces both
+    // before P.
+    for (const Group::Op &Y : G.Ops) {
+      if (Y.Launch || &Y == &X || llvm::is_contained(Except, Y.Call))
+        continue;
+      if (!Y.Call)
+        return true; // a write not placed
+      if (!In.ReachesAvoiding(X.Call, Y.Call, XWaits, Main))
+        continue;
+      std::optional<const ValueDecl *> YStream = streamIn(Main, Y.Call, Y.Fn);
+      std::vector<const Stmt *> Replaced =
+          copiesAfterBoth(G, Main, X.Call, true, streamIn(Main, X.Call, X.Fn), Y.Call,
+                          In.MayBeHeld(Y.Call, Y.Fn), YStream);
+      if (In.ReachesAvoiding(Y.Call, P, Replaced, Main))
         return true;
+    }
   }
   return false;
 }

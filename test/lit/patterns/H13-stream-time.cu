@@ -444,3 +444,39 @@ void stamped_and_waited(const CUtensorMap &a, unsigned long long *out) {
 // CHECK-FIXES-LABEL: void stamped_and_waited(
 // CHECK-FIXES: {{^}}  stamp_waited<<<1, 1, 0, s>>>(d, 5);
 // CHECK-FIXES: {{^}}  after_the_stamp<<<1, 1>>>(d_value, out);
+
+// A held copy and a copy at its call land out of the text's order, but
+// both have landed (the host waits for the held stream) before a third
+// copy replaces them: the launch after it reads that copy, the snapshot.
+// The unsafe twin is replaced_before_the_wait in refusals/R12-stream-time.cu.
+__global__ void after_the_replacement(const CUtensorMap *map, unsigned long long *out) { out[12] = map->opaque[9]; }
+
+void replaced_once_both_landed(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a, next = b;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = b;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  after_the_replacement<<<1, 1>>>(d, out);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'after_the_replacement' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void replaced_once_both_landed(
+// CHECK-FIXES: {{^}}  *flag = 0;
+// CHECK-FIXES-NEXT: {{^}}  *d = h;
+// CHECK-FIXES-NEXT: {{^}}  after_the_replacement<<<1, 1>>>(*d, out);

@@ -206,8 +206,9 @@ void launched_after_release(const CUtensorMap &a, unsigned long long *out) {
 // CHECK-DAG: :[[@LINE-7]]:30: note: also: the storage rule cannot retarget it: it is also launched with kernel 'stamp_held', whose descriptor stays by reference [storage.unclassified-use]
 
 // A copy held until the release lands after the copy the text makes after
-// it: the replay reads the held copy's map, not the one copied last in the
-// text, so the capture cannot pass that one by value.
+// it: the replay (a launch of the graph runs there) reads the held copy's
+// map, not the one copied last in the text, so the capture cannot pass
+// that one by value.
 __global__ void replayed_late(const CUtensorMap *map, unsigned long long *out) { out[9] = map->opaque[3]; }
 
 void held_copy_before_replay(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
@@ -242,7 +243,7 @@ void held_copy_before_replay(const CUtensorMap &a, const CUtensorMap &b, unsigne
   cudaFreeHost(pin);
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'replayed_late' is left by reference
-// CHECK-DAG: :[[@LINE-14]]:3: note: also: the storage rule cannot retarget it: 'd' is written here, between the capture of a launch into a CUDA graph and its replay, which reads it then, where the retargeted launch passes it as it was at the capture [storage.unclassified-use]
+// CHECK-DAG: :[[@LINE-13]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the write of 'd' at line [[@LINE-14]], which waits on a stream that may be held
 
 // The launch made after the store that lets the hold go, before the host
 // waits for the held stream: the held copy may have landed or not, so no
@@ -404,3 +405,35 @@ void stamped_not_waited(const CUtensorMap &a, unsigned long long *out) {
   cudaStreamDestroy(s);
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'after_a_late_stamp' is left by reference
+
+// The third copy comes after the release but before the host waits for the
+// held stream: the held copy may land after it, and the launch then reads
+// '*pin' (the twin of replaced_once_both_landed in patterns/H13-stream-time.cu).
+__global__ void before_the_held_lands(const CUtensorMap *map, unsigned long long *out) { out[12] = map->opaque[9]; }
+
+void replaced_before_the_wait(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a, next = b;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = b;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  before_the_held_lands<<<1, 1>>>(d, out);
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'before_the_held_lands' is left by reference
+// CHECK-DAG: :[[@LINE-14]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the write of 'd' at line [[@LINE-15]], which waits on a stream that may be held

@@ -464,6 +464,19 @@ private:
   /// races with it, and the CUDA memory model leaves a racing read
   /// undefined: the value the launch passes is one its kernel may read.
   /// False (refused) otherwise.
+  /// Why unknown use \p U (in \p UFn) may write the device copy before
+  /// launch \p L (in \p LFn)
+  /// reads it (made in another function, a graph replays the launch, the
+  /// launch may wait on a held stream past it or be made after it); none
+  /// where the kernel has read the device copy by then.
+  std::optional<std::string> unknownMayPrecede(Group &G, const clang::FunctionDecl *Main,
+                                               const clang::CallExpr *U,
+                                               const clang::FunctionDecl *UFn,
+                                               const clang::CallExpr *L,
+                                               const clang::FunctionDecl *LFn);
+  /// Does every unknown use of the group come after \p Launch has read the
+  /// device copy (unknownMayPrecede)?
+  bool unknownsAfter(Group &G, const clang::FunctionDecl *Main, const clang::CallExpr *Launch);
   bool unknownUsesAfterLaunches(Group &G, const clang::FunctionDecl *Main);
   /// The function the value form keeps the group in: the one that
   /// allocates it, when every storage is its local or a parameter of a

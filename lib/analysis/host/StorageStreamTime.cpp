@@ -287,10 +287,11 @@ bool DeviceStorage::readsAtRelease(Group &G, const FunctionDecl *Main, const Cal
                                    llvm::ArrayRef<const Stmt *> Releases,
                                    llvm::ArrayRef<const Stmt *> Waits) {
   const Stmt *At = Launch;
-  // A use no row classifies may write at any time after it. (Partial
-  // writes and the launches of kernels that write the device copy are
-  // writes of the group, which no copy of one value matches below.)
-  if (!G.Unknowns.empty())
+  // A use no row classifies may write at any time after it: only ones the
+  // kernel has read the device copy before are harmless. (Partial writes
+  // and the launches of kernels that write the device copy are writes of
+  // the group, which no copy of one value matches below.)
+  if (!unknownsAfter(G, Main, Launch))
     return false;
   // The releases the launch may wait for, one on every path from it to a
   // covering wait or the return (none: the original never runs it then).
@@ -403,7 +404,7 @@ const VarDecl *DeviceStorage::sourceReadLater(Group &G, const FunctionDecl *Main
 const VarDecl *DeviceStorage::sourceLandedBefore(Group &G, const FunctionDecl *Main,
                                                  const CallExpr *Launch,
                                                  llvm::ArrayRef<const Stmt *> Landed) {
-  if (!G.Unknowns.empty())
+  if (!unknownsAfter(G, Main, Launch))
     return nullptr;
   const VarDecl *Source = copiedMap(G, Main, Launch, Landed);
   if (!Source)

@@ -70,35 +70,46 @@ bool DeviceStorage::unknownUse(Group &G, const CallExpr *Call, const FunctionDec
   return true;
 }
 
-bool DeviceStorage::unknownUsesAfterLaunches(Group &G, const FunctionDecl *Main) {
+std::optional<std::string> DeviceStorage::unknownMayPrecede(Group &G, const FunctionDecl *Main,
+                                                            const CallExpr *U,
+                                                            const FunctionDecl *UFn,
+                                                            const CallExpr *L,
+                                                            const FunctionDecl *LFn) {
   SourceManager &SM = Ctx.getSourceManager();
-  for (const Group::Unknown &U : G.Unknowns) {
-    auto Refuse = [&](const std::string &Then) {
-      return refuse(G, U.Call, U.Why + ", which may write the device copy at any time after it: " +
-                                   Then);
-    };
-    if (U.Fn != Main)
-      return Refuse("it is made in another function than the launches");
-    // capturedLaunchesAgree has read every capture that may take a launch
-    // of the group (or found them all on the legacy default stream).
-    if (G.Captured)
-      return Refuse("a CUDA graph replays a launch of it later");
-    for (const Group::Op &L : G.Ops) {
-      if (!L.Launch)
-        continue;
-      std::vector<const Stmt *> Anchors = anchorsIn(Main, L.Call, L.Fn);
-      if (In.MayBeHeld(L.Call, L.Fn) && heldUntilAfter(Main, L.Call, L.Fn, Anchors, U.Call))
-        return Refuse("the launch at line " +
-                      std::to_string(SM.getExpansionLineNumber(L.Call->getBeginLoc())) +
-                      " may wait on a held stream until later");
-      for (const Stmt *At : Anchors)
-        if (In.ReachesAvoiding(U.Call, At, {}, Main))
-          return Refuse("the launch at line " +
-                        std::to_string(SM.getExpansionLineNumber(At->getBeginLoc())) +
-                        " may be made after it");
-    }
-  }
+  if (UFn != Main)
+    return "it is made in another function than the launches";
+  // capturedLaunchesAgree has read every capture that may take a launch
+  // of the group (or found them all on the legacy default stream).
+  if (G.Captured)
+    return "a CUDA graph replays a launch of it later";
+  std::vector<const Stmt *> Anchors = anchorsIn(Main, L, LFn);
+  if (In.MayBeHeld(L, LFn) && heldUntilAfter(Main, L, LFn, Anchors, U))
+    return "the launch at line " + std::to_string(SM.getExpansionLineNumber(L->getBeginLoc())) +
+           " may wait on a held stream until later";
+  for (const Stmt *At : Anchors)
+    if (In.ReachesAvoiding(U, At, {}, Main))
+      return "the launch at line " + std::to_string(SM.getExpansionLineNumber(At->getBeginLoc())) +
+             " may be made after it";
+  return std::nullopt;
+}
+
+bool DeviceStorage::unknownUsesAfterLaunches(Group &G, const FunctionDecl *Main) {
+  for (const Group::Unknown &U : G.Unknowns)
+    for (const Group::Op &L : G.Ops)
+      if (L.Launch)
+        if (std::optional<std::string> Then = unknownMayPrecede(G, Main, U.Call, U.Fn, L.Call, L.Fn))
+          return refuse(G, U.Call,
+                        U.Why + ", which may write the device copy at any time after it: " + *Then);
   return true;
+}
+
+bool DeviceStorage::unknownsAfter(Group &G, const FunctionDecl *Main, const CallExpr *Launch) {
+  for (const Group::Op &L : G.Ops)
+    if (L.Launch && L.Call == Launch)
+      return llvm::none_of(G.Unknowns, [&](const Group::Unknown &U) {
+        return unknownMayPrecede(G, Main, U.Call, U.Fn, L.Call, L.Fn).has_value();
+      });
+  return G.Unknowns.empty();
 }
 
 bool DeviceStorage::heldUntilAfter(const FunctionDecl *Main, const CallExpr *Call,

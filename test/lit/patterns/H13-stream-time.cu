@@ -480,3 +480,33 @@ void replaced_once_both_landed(const CUtensorMap &a, const CUtensorMap &b, unsig
 // CHECK-FIXES: {{^}}  *flag = 0;
 // CHECK-FIXES-NEXT: {{^}}  *d = h;
 // CHECK-FIXES-NEXT: {{^}}  after_the_replacement<<<1, 1>>>(*d, out);
+
+// A launch held behind a flag reads, at the release, the copy made before
+// it ('next', passed by value); the device copy is handed to code the tool
+// does not follow only after the host has waited for the held stream, when
+// the kernel has read it. The unsafe twin is cleared_before_the_wait in
+// refusals/R12-held-unknown-use.cu.
+__global__ void read_before_the_hook(const CUtensorMap *map, unsigned long long *out) { out[13] = map->opaque[10]; }
+
+void hooked_after_it_read(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a, next = b;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  read_before_the_hook<<<1, 1, 0, s>>>(d, out);
+  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  clear_hook(d, 3);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'read_before_the_hook' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void hooked_after_it_read(
+// CHECK-FIXES: {{^}}  read_before_the_hook<<<1, 1, 0, s>>>(next, out);

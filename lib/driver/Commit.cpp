@@ -313,12 +313,19 @@ Recovery recoverInterruptedRun(llvm::StringRef Root, bool Apply,
       llvm::consumeError(Lock.takeError());
     return Out;
   }
+  // A journal seen without the lock may belong to a run writing right now:
+  // look again once that run is over (a run that only reads too, which
+  // would otherwise call a run in progress interrupted).
   if (!Apply) {
+    if (llvm::Expected<RootLock> Lock = RootLock::acquire(Root, Waiting)) {
+      if (!llvm::sys::fs::exists(Path))
+        return Out;
+    } else {
+      llvm::consumeError(Lock.takeError());
+    }
     Out.What = Recovery::Pending;
     return Out;
   }
-  // A journal seen without the lock may belong to a run writing right now:
-  // look again once that run is over.
   llvm::Expected<RootLock> Lock = RootLock::acquire(Root, Waiting);
   if (!Lock) {
     Out.What = Recovery::Stuck;

@@ -351,16 +351,6 @@ private:
   bool readsAtRelease(Group &G, const clang::FunctionDecl *Main, const clang::CallExpr *Launch,
                       llvm::ArrayRef<const clang::Stmt *> Releases,
                       llvm::ArrayRef<const clang::Stmt *> Waits);
-  /// The local host map \p Launch (a launch of \p Main whose kernel runs
-  /// later than the call: at a release, at a graph's replay) may pass by
-  /// value where the snapshot at its call is not what the kernel reads:
-  /// \p Last, the writes the kernel reads, are whole copies of one local
-  /// map that does not change from the launch's call to any of them, in
-  /// scope at the launch, whose argument the form edits. Null otherwise.
-  /// May a write of the group that waits on a held stream and may run
-  /// before \p P land out of the text's order there: still waiting at \p P,
-  /// or after a write made while it waits? Then the writes last before
-  /// \p P in the text are not those last to land (lastWritesBefore).
   /// The whole copies of \p Main that run at their call once both writes
   /// \p A and \p B have landed (a host wait covering each held one's
   /// stream comes first on every path): each replaces what either wrote,
@@ -374,6 +364,10 @@ private:
   /// none otherwise.
   std::optional<std::vector<const clang::Stmt *>> replaysOf(const clang::CallExpr *Launch,
                                                             const clang::FunctionDecl *Main);
+  /// May a write of the group that waits on a held stream and may run
+  /// before \p P land out of the text's order there: still waiting at \p P,
+  /// or after a write made while it waits? Then the writes last before
+  /// \p P in the text are not those last to land (lastWritesBefore).
   /// Writes in \p Except are left out (they run after the launch asked about).
   bool heldWriteLandsLate(Group &G, const clang::FunctionDecl *Main, const clang::Stmt *P,
                           llvm::ArrayRef<const clang::Stmt *> Except = {});
@@ -409,6 +403,12 @@ private:
   std::vector<const clang::Stmt *> lastOf(const clang::FunctionDecl *Main,
                                           llvm::ArrayRef<const clang::Stmt *> Writes,
                                           const clang::Stmt *At);
+  /// The local host map \p Launch (a launch of \p Main whose kernel runs
+  /// later than the call: at a release, at a graph's replay) may pass by
+  /// value where the snapshot at its call is not what the kernel reads:
+  /// \p Last, the writes the kernel reads, are whole copies of one local
+  /// map that does not change from the launch's call to any of them, in
+  /// scope at the launch, whose argument the form edits. Null otherwise.
   const clang::VarDecl *sourceReadLater(Group &G, const clang::FunctionDecl *Main,
                                         const clang::CallExpr *Launch,
                                         llvm::ArrayRef<const clang::Stmt *> Last);
@@ -464,10 +464,11 @@ private:
   /// races with it, and the CUDA memory model leaves a racing read
   /// undefined: the value the launch passes is one its kernel may read.
   /// False (refused) otherwise.
+  bool unknownUsesAfterLaunches(Group &G, const clang::FunctionDecl *Main);
   /// Why unknown use \p U (in \p UFn) may write the device copy before
-  /// launch \p L (in \p LFn)
-  /// reads it (made in another function, a graph replays the launch, the
-  /// launch may wait on a held stream past it or be made after it); none
+  /// launch \p L (in \p LFn) reads it (made in another function, a graph
+  /// replays the launch, the launch may wait on a held stream past it or be
+  /// made after it); none
   /// where the kernel has read the device copy by then.
   std::optional<std::string> unknownMayPrecede(Group &G, const clang::FunctionDecl *Main,
                                                const clang::CallExpr *U,
@@ -477,7 +478,6 @@ private:
   /// Does every unknown use of the group come after \p Launch has read the
   /// device copy (unknownMayPrecede)?
   bool unknownsAfter(Group &G, const clang::FunctionDecl *Main, const clang::CallExpr *Launch);
-  bool unknownUsesAfterLaunches(Group &G, const clang::FunctionDecl *Main);
   /// The function the value form keeps the group in: the one that
   /// allocates it, when every storage is its local or a parameter of a
   /// launcher only it calls; else null.

@@ -212,13 +212,14 @@ std::vector<const Stmt *> DeviceStorage::copiesAfterBoth(Group &G, const Functio
                                                          std::optional<const ValueDecl *> AStream,
                                                          const Stmt *B, bool BHeld,
                                                          std::optional<const ValueDecl *> BStream) {
-  auto Landed = [&](const Stmt *X, bool Held, std::optional<const ValueDecl *> Stream,
-                    const Stmt *W) {
-    return !Held || !In.ReachesAvoiding(X, W, coveringWaits(Main, Stream), Main);
+  std::vector<const Stmt *> AWaits = AHeld ? coveringWaits(Main, AStream) : std::vector<const Stmt *>();
+  std::vector<const Stmt *> BWaits = BHeld ? coveringWaits(Main, BStream) : std::vector<const Stmt *>();
+  auto Landed = [&](const Stmt *X, bool Held, llvm::ArrayRef<const Stmt *> Waits, const Stmt *W) {
+    return !Held || !In.ReachesAvoiding(X, W, Waits, Main);
   };
   std::vector<const Stmt *> Copies;
   for (const Stmt *W : copiesAtCall(G, Main))
-    if (W != A && W != B && Landed(A, AHeld, AStream, W) && Landed(B, BHeld, BStream, W))
+    if (W != A && W != B && Landed(A, AHeld, AWaits, W) && Landed(B, BHeld, BWaits, W))
       Copies.push_back(W);
   return Copies;
 }

@@ -91,6 +91,10 @@ public:
                                          const clang::FunctionDecl *Fn,
                                          llvm::ArrayRef<const clang::Stmt *> Skip,
                                          bool ByNameToo);
+  /// Is local pointer \p P only ever null or the address of a new
+  /// allocation (`new`, `cudaMallocHost(&p, n)`), so that no named object
+  /// lies where it points?
+  bool pointsOnlyToNewMemory(const clang::VarDecl *P, const clang::FunctionDecl *Fn);
   /// The first library call from the copy to \p End given a writable
   /// pointer whose object the proof cannot name (`memcpy(maps[0], ...)`):
   /// after an escape it may write the object. Null when none.

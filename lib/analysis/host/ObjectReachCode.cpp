@@ -214,6 +214,69 @@ static const VarDecl *directRoot(const Expr *LV) {
   return V;
 }
 
+/// The pointer variable \p LV is reached through with one dereference
+/// (`*p`, `p->f.g`, `p[i]`), or null.
+static const VarDecl *pointerRoot(const Expr *LV) {
+  const Expr *E = LV->IgnoreParenImpCasts();
+  for (;;) {
+    if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) {
+      E = ME->getBase()->IgnoreParenImpCasts();
+      continue;
+    }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E);
+        AS && AS->getBase()->IgnoreParenImpCasts()->getType()->isArrayType()) {
+      E = AS->getBase()->IgnoreParenImpCasts();
+      continue;
+    }
+    break;
+  }
+  const Expr *Base = nullptr;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
+    Base = UO->getSubExpr();
+  else if (const auto *ME = dyn_cast<MemberExpr>(E); ME && ME->isArrow())
+    Base = ME->getBase();
+  else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+    Base = AS->getBase();
+  const auto *R = Base ? dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts()) : nullptr;
+  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+  return V && V->getType()->isPointerType() ? V : nullptr;
+}
+
+bool ObjectReach::pointsOnlyToNewMemory(const VarDecl *P, const FunctionDecl *Fn) {
+  if (!P->hasLocalStorage() || P->isStaticLocal() || isa<ParmVarDecl>(P) ||
+      P->getType()->isReferenceType())
+    return false;
+  auto Fresh = [&](const Expr *E) {
+    E = E->IgnoreParenCasts();
+    return isa<CXXNewExpr>(E) || E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull);
+  };
+  if (P->getInit() && !Fresh(P->getInit()))
+    return false;
+  for (const DeclRefExpr *R : refsOf(Fn, P)) {
+    Climbed C = climb(Fn, R, parens);
+    if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(C.Parent);
+        IC && IC->getCastKind() == CK_LValueToRValue)
+      continue; // its value read: where it points does not change
+    if (isa_and_nonnull<UnaryExprOrTypeTraitExpr>(C.Parent))
+      continue;
+    if (const auto *BO = dyn_cast_or_null<BinaryOperator>(C.Parent);
+        BO && BO->getOpcode() == BO_Assign && BO->getLHS() == C.Child && Fresh(BO->getRHS()))
+      continue;
+    if (const auto *UO = dyn_cast_or_null<UnaryOperator>(C.Parent);
+        UO && UO->getOpcode() == UO_AddrOf) {
+      // `cudaMallocHost(&p, n)`: the API stores a new allocation's address.
+      Climbed CA = climb(Fn, UO, parensAndCasts);
+      const auto *Call = dyn_cast_or_null<CallExpr>(CA.Parent);
+      const CudaApi *Api = cudaApiOf(Call);
+      if (Api && (Api->Role == ApiRole::HostAlloc || Api->Role == ApiRole::Alloc) &&
+          isArgAt(Call, Api->Dest, CA.Child))
+        continue;
+    }
+    return false;
+  }
+  return true;
+}
+
 const Stmt *ObjectReach::writeThroughBetween(const Stmt *CopyTop, const Stmt *End,
                                              const FunctionDecl *Fn,
                                              llvm::ArrayRef<const Stmt *> Skip,
@@ -224,6 +287,11 @@ const Stmt *ObjectReach::writeThroughBetween(const Stmt *CopyTop, const Stmt *En
         !inInterval(CopyTop, End, S, Fn))
       continue;
     const VarDecl *Root = directRoot(LV);
+    // Through a pointer that only ever holds new allocations: memory no
+    // named object lies in (what '*staged' is, by name, is asked apart).
+    if (!Root && !ByNameToo)
+      if (const VarDecl *P = pointerRoot(LV); P && pointsOnlyToNewMemory(P, Fn))
+        continue;
     if (!Root)
       return S;
     // By name, only an object that holds a descriptor can be what a

@@ -510,3 +510,41 @@ void hooked_after_it_read(const CUtensorMap &a, const CUtensorMap &b, unsigned l
 // CHECK-MESSAGES-DAG: warning: kernel 'read_before_the_hook' reads descriptor 'map' through global memory; now passed by value [tma-001]
 // CHECK-FIXES-LABEL: void hooked_after_it_read(
 // CHECK-FIXES: {{^}}  read_before_the_hook<<<1, 1, 0, s>>>(next, out);
+
+// A launch held behind a flag reads, at the release, the copy of 'h' made
+// before it, and passes 'h'. The address of 'h' is kept in an array, so a
+// write through a pointer between the launch and that copy may reach it,
+// but not one through 'pin', which only ever holds a new page-locked
+// allocation: no named object lies there. The unsafe twin is
+// written_through_a_watched_pointer in refusals/R12-stream-time.cu.
+__global__ void read_at_release(const CUtensorMap *map, unsigned long long *out) { out[14] = map->opaque[11]; }
+
+void watched_beside_a_staging_copy(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a, other = b;
+  CUtensorMap *watched[2] = {&other, &h};
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &other, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  watched[0]->opaque[1] = 2;
+  spin<<<1, 1, 0, s>>>(dflag);
+  read_at_release<<<1, 1, 0, s>>>(d, out);
+  *pin = other;
+  cudaMemcpyAsync(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice, 0);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'read_at_release' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void watched_beside_a_staging_copy(
+// CHECK-FIXES: {{^}}  read_at_release<<<1, 1, 0, s>>>(h, out);
+// CHECK-FIXES-NEXT: {{^}}  *pin = other;
+// CHECK-FIXES-NEXT: {{^}}  *d = h;

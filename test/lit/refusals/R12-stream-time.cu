@@ -202,8 +202,8 @@ void launched_after_release(const CUtensorMap &a, unsigned long long *out) {
   cudaStreamSynchronize(s);
   cudaFree(d);
 }
-// CHECK-DAG: warning: descriptor 'map' of kernel 'after_stamp' is left by reference
-// CHECK-DAG: :[[@LINE-7]]:30: note: also: the storage rule cannot retarget it: it is also launched with kernel 'stamp_held', whose descriptor stays by reference [storage.unclassified-use]
+// CHECK-DAG: warning: descriptor 'map' of kernel 'after_stamp' is left by reference: the device copy passed here is also passed to 'stamp_held', whose descriptor stays by reference and may be changed on the device [tma-105]
+// CHECK-DAG: :[[@LINE-7]]:30: note: 'stamp_held' is launched with it here
 
 // A copy held until the release lands after the copy the text makes after
 // it: the replay (a launch of the graph runs there) reads the held copy's
@@ -437,3 +437,35 @@ void replaced_before_the_wait(const CUtensorMap &a, const CUtensorMap &b, unsign
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'before_the_held_lands' is left by reference
 // CHECK-DAG: :[[@LINE-14]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the write of 'd' at line [[@LINE-15]], which waits on a stream that may be held
+
+// As watched_beside_a_staging_copy in patterns/H13-stream-time.cu, but the
+// pointer written through between the held launch and the copy it reads is
+// taken from the array that keeps the address of 'h': the write may change
+// 'h' after the launch's call, so the launch cannot pass 'h', and the
+// snapshot at its call is not what it reads at the release.
+__global__ void read_at_release(const CUtensorMap *map, unsigned long long *out) { out[14] = map->opaque[11]; }
+
+void written_through_a_watched_pointer(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a, other = b;
+  CUtensorMap *watched[2] = {&other, &h};
+  CUtensorMap *pin = watched[1];
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &other, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  watched[0]->opaque[1] = 2;
+  spin<<<1, 1, 0, s>>>(dflag);
+  read_at_release<<<1, 1, 0, s>>>(d, out);
+  *pin = other;
+  cudaMemcpyAsync(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice, 0);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'read_at_release' is left by reference
+// CHECK-DAG: :[[@LINE-11]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-13]], which waits on a stream that may be held

@@ -168,8 +168,11 @@ struct StorageInputs {
   /// Is the host descriptor \p Object unchanged from \p From to \p To in
   /// \p Fn, by every name and escape the object proof follows
   /// (ObjectReach::changeBetween)?
+  /// Stream callbacks for which \p RunsOutside answers true cannot run in
+  /// between.
   std::function<bool(const clang::VarDecl *, const clang::Stmt *, const clang::Stmt *,
-                     const clang::FunctionDecl *)>
+                     const clang::FunctionDecl *,
+                     const std::function<bool(const clang::Stmt *)> &RunsOutside)>
       HostUnchangedBetween;
   /// Does the descriptor parameter \p Index of \p Kernel stay by
   /// reference (a kernel that writes it on the device, say)?
@@ -364,6 +367,17 @@ private:
   /// none otherwise.
   std::optional<std::vector<const clang::Stmt *>> replaysOf(const clang::CallExpr *Launch,
                                                             const clang::FunctionDecl *Main);
+  /// Is the local map \p Source unchanged from \p From to \p To in \p Main
+  /// (In.HostUnchangedBetween), where a stream callback that may reach it
+  /// runs only as its stream lets it (callbackRunsOutside)?
+  bool hostUnchangedBetween(const clang::FunctionDecl *Main, const clang::VarDecl *Source,
+                            const clang::Stmt *From, const clang::Stmt *To);
+  /// Can the stream callback enqueued by \p X (a statement of \p Main) not
+  /// run between \p From and \p To: held behind a hold that no release
+  /// before \p To lets go, or seen to finish by a host wait before \p From
+  /// and not enqueued again before \p To?
+  bool callbackRunsOutside(const clang::FunctionDecl *Main, const clang::Stmt *X,
+                           const clang::Stmt *From, const clang::Stmt *To);
   /// May a write of the group that waits on a held stream and may run
   /// before \p P land out of the text's order there: still waiting at \p P,
   /// or after a write made while it waits? Then the writes last before

@@ -39,6 +39,12 @@ std::vector<const DeclRefExpr *> ObjectReach::refsOf(const FunctionDecl *Fn, con
   return std::vector<const DeclRefExpr *>(It->second.begin(), It->second.end());
 }
 
+/// \p U only stores the address where it escapes (ObjectUse::StoresOnly).
+static ObjectUse stored(ObjectUse U) {
+  U.StoresOnly = true;
+  return U;
+}
+
 ObjectUse ObjectReach::make(Effect E, const Stmt *At, std::string Via, const VarDecl *Alias) {
   ObjectUse U;
   U.What = E;
@@ -276,7 +282,7 @@ ObjectUse ObjectReach::pointerUse(const Expr *PV, const FunctionDecl *Fn, unsign
       const auto *V = L ? dyn_cast<VarDecl>(L->getDecl()) : nullptr;
       if (V && isLocalVariable(V) && !V->getType()->isReferenceType())
         return make(Effect::Alias, P, "'" + V->getNameAsString() + "'", V);
-      return make(Effect::Escape, P, "'" + spelled(BO->getLHS()) + "'");
+      return stored(make(Effect::Escape, P, "'" + spelled(BO->getLHS()) + "'"));
     }
     return make(Effect::Escape, P);
   }
@@ -290,7 +296,7 @@ ObjectUse ObjectReach::pointerUse(const Expr *PV, const FunctionDecl *Fn, unsign
           return make(Effect::Read, P);
         if (isLocalVariable(V) && !V->getType()->isReferenceType())
           return make(Effect::Alias, P, "'" + V->getNameAsString() + "'", V);
-        return make(Effect::Escape, P, "'" + V->getNameAsString() + "'");
+        return stored(make(Effect::Escape, P, "'" + V->getNameAsString() + "'"));
       }
     return make(Effect::Escape, P);
   }
@@ -302,6 +308,9 @@ ObjectUse ObjectReach::pointerUse(const Expr *PV, const FunctionDecl *Fn, unsign
                                      : "");
   if (isa<ReturnStmt>(P))
     return make(Effect::Escape, P, "the return of '" + Fn->getNameAsString() + "'");
+  // An element of a braced initialiser: a pointer member or element holds it.
+  if (isa<InitListExpr>(P))
+    return stored(make(Effect::Escape, P));
   return make(Effect::Escape, P);
 }
 
@@ -363,11 +372,12 @@ ObjectUse ObjectReach::useOfName(const DeclRefExpr *R, const VarDecl *V, const F
 /// able to write through an escaped address: the first, or null.
 const Stmt *ObjectReach::userCodeBetween(const Stmt *CopyTop, const Stmt *End,
                                          const FunctionDecl *Fn,
-                                         llvm::ArrayRef<const Stmt *> Skip, bool DeviceToo) {
+                                         llvm::ArrayRef<const Stmt *> Skip, bool DeviceToo,
+                                         const std::function<bool(const Stmt *)> &Outside) {
   const Stmt *First = nullptr;
   for (const Stmt *S : index(Fn).Stmts) {
     if (llvm::is_contained(Skip, S) || !inInterval(CopyTop, End, S, Fn) ||
-        !mayRunUserCode(S, DeviceToo))
+        !mayRunUserCode(S, DeviceToo) || (Outside && Outside(S)))
       continue;
     if (!First || offsetOf(S->getBeginLoc()) < offsetOf(First->getBeginLoc()))
       First = S;
@@ -448,6 +458,8 @@ std::optional<Blocker> ObjectReach::changeBetween(const ObjectQuery &Q) {
       if (U.What == Effect::Escape && beforeEnd(U.At, Q.End, Fn))
         Escapes.push_back({U.At, "the address of " + HName + " escapes here" +
                                      (U.Via.empty() ? "" : " to " + U.Via)});
+      if (U.What == Effect::Escape && U.StoresOnly)
+        continue; // stored, not written: writes through it are asked below
       if (!inInterval(Q.CopyTop, Q.End, R, Fn))
         continue;
       if (Cur.Via.empty())
@@ -461,7 +473,7 @@ std::optional<Blocker> ObjectReach::changeBetween(const ObjectQuery &Q) {
       return B;
   if (Escapes.empty())
     return std::nullopt;
-  if (const Stmt *Run = userCodeBetween(Q.CopyTop, Q.End, Fn, Q.Skip, false)) {
+  if (const Stmt *Run = userCodeBetween(Q.CopyTop, Q.End, Fn, Q.Skip, false, Q.RunsOutside)) {
     std::string What = isa<CallExpr>(Run) ? calleeName(cast<CallExpr>(Run)) : "";
     if (What.empty())
       What = spelled(cast<Expr>(Run));
@@ -482,7 +494,7 @@ std::optional<Blocker> ObjectReach::changeBetween(const ObjectQuery &Q) {
                     {Q.Object->getNameAsString(), spelled(cast<Expr>(W))}, W, EscapeNote);
   // A stream callback or a thread started before the end runs whenever it
   // likes, with no statement in between.
-  if (const Stmt *C = concurrentCodeBefore(Q.End, Fn))
+  if (const Stmt *C = concurrentCodeBefore(Q.End, Fn, Q.RunsOutside))
     return Reasoned(ReasonID::HostConcurrentCode,
                     {Q.Object->getNameAsString(), "'" + spelled(cast<Expr>(C)) + "'"}, C,
                     EscapeNote);

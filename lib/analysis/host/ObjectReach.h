@@ -23,6 +23,10 @@ struct ObjectUse {
   const clang::Stmt *At = nullptr;     // the expression that has the effect
   std::string Via;                     // for messages: the callee, the alias
   const clang::VarDecl *Alias = nullptr;
+  /// An escape that only stores the address (into an aggregate's element,
+  /// a variable the proof does not follow): nothing changes the object
+  /// here; what writes through the stored address later is asked apart.
+  bool StoresOnly = false;
 };
 /// "Is \p Object unchanged from the copy (\p CopyTop) to \p End?"
 struct ObjectQuery {
@@ -36,6 +40,10 @@ struct ObjectQuery {
   /// Calls that are part of the question (the copy itself, the launch).
   std::vector<const clang::Stmt *> Skip;
   std::vector<Note> Notes; // added to every blocker ("copied here")
+  /// Code started on another thread (a stream callback) that the caller
+  /// shows cannot run between the copy and the end (its stream is held
+  /// until later, or a host wait saw it finish before): skipped.
+  std::function<bool(const clang::Stmt *)> RunsOutside;
 };
 
 
@@ -70,10 +78,12 @@ public:
   bool mayKeep(const clang::FunctionDecl *F, unsigned I, unsigned Depth = 0);
   /// The first statement from the copy to \p End (the launch's arguments
   /// included) that may run host code of the user's, or with \p DeviceToo
-  /// a kernel; \p Skip: the copy and the launch. Null when none.
+  /// a kernel; \p Skip: the copy and the launch; \p Outside: code that runs
+  /// only outside the interval (a stream callback). Null when none.
   const clang::Stmt *userCodeBetween(const clang::Stmt *CopyTop, const clang::Stmt *End,
                                      const clang::FunctionDecl *Fn,
-                                     llvm::ArrayRef<const clang::Stmt *> Skip, bool DeviceToo);
+                                     llvm::ArrayRef<const clang::Stmt *> Skip, bool DeviceToo,
+                                     const std::function<bool(const clang::Stmt *)> &Outside = {});
   /// May code that runs before \p End (or again before it, in a loop) have
   /// been reached through something made at \p At?
   bool beforeEnd(const clang::Stmt *At, const clang::Stmt *End, const clang::FunctionDecl *Fn);
@@ -105,7 +115,8 @@ public:
   /// another thread, at times the program's statements do not order (a
   /// stream callback, a thread or an async task given a callable), and from
   /// which \p End can be reached; null when none.
-  const clang::Stmt *concurrentCodeBefore(const clang::Stmt *End, const clang::FunctionDecl *Fn);
+  const clang::Stmt *concurrentCodeBefore(const clang::Stmt *End, const clang::FunctionDecl *Fn,
+                                          const std::function<bool(const clang::Stmt *)> &Outside = {});
   /// The outermost lambda of \p Fn whose body holds \p S, or null.
   const clang::LambdaExpr *outermostLambda(const clang::Stmt *S, const clang::FunctionDecl *Fn);
 

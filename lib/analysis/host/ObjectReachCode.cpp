@@ -349,7 +349,8 @@ const Stmt *ObjectReach::libraryWriteBetween(const Stmt *CopyTop, const Stmt *En
   return nullptr;
 }
 
-const Stmt *ObjectReach::concurrentCodeBefore(const Stmt *End, const FunctionDecl *Fn) {
+const Stmt *ObjectReach::concurrentCodeBefore(const Stmt *End, const FunctionDecl *Fn,
+                                              const std::function<bool(const Stmt *)> &Outside) {
   auto GivenCallable = [&](auto Args) {
     for (const Expr *A : Args)
       if (isCallableType(A->IgnoreParenImpCasts()->getType()))
@@ -371,7 +372,7 @@ const Stmt *ObjectReach::concurrentCodeBefore(const Stmt *End, const FunctionDec
       Starts = C && ST.inSystemHeader(C->getLocation()) && !C->isCopyOrMoveConstructor() &&
                GivenCallable(CE->arguments());
     }
-    if (Starts && reaches(S, End, Fn))
+    if (Starts && reaches(S, End, Fn) && !(Outside && Outside(S)))
       return S;
   }
   return nullptr;

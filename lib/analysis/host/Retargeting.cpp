@@ -146,8 +146,9 @@ private:
       return stays(paramKey(Kernel, Index));
     };
     In.HostUnchangedBetween = [this](const VarDecl *Object, const Stmt *From, const Stmt *To,
-                                     const FunctionDecl *Fn) {
-      ObjectQuery Q{Object, From, To, Fn, nullptr, {From, To}, {}};
+                                     const FunctionDecl *Fn,
+                                     const std::function<bool(const Stmt *)> &RunsOutside) {
+      ObjectQuery Q{Object, From, To, Fn, nullptr, {From, To}, {}, RunsOutside};
       return !Reach.changeBetween(Q);
     };
     In.ReachesAvoiding = [this](const Stmt *From, const Stmt *To, llvm::ArrayRef<const Stmt *> Stops,

@@ -390,6 +390,33 @@ bool DeviceStorage::heldWriteLandsLate(Group &G, const FunctionDecl *Main, const
   return false;
 }
 
+bool DeviceStorage::hostUnchangedBetween(const FunctionDecl *Main, const VarDecl *Source,
+                                         const Stmt *From, const Stmt *To) {
+  return In.HostUnchangedBetween(Source, From, To, Main, [&](const Stmt *X) {
+    return callbackRunsOutside(Main, X, From, To);
+  });
+}
+
+bool DeviceStorage::callbackRunsOutside(const FunctionDecl *Main, const Stmt *X,
+                                        const Stmt *From, const Stmt *To) {
+  const auto *Call = dyn_cast<CallExpr>(X);
+  const CudaApi *Api = Call ? cudaApiOf(Call) : nullptr;
+  if (!Api || Api->Role != ApiRole::HostCallback || !In.ReachesAvoiding)
+    return false;
+  // Behind a hold that only releases after To let go: not started by To.
+  if (In.ReleasesOf)
+    if (std::optional<std::vector<const Stmt *>> Releases = In.ReleasesOf(Call, Main);
+        Releases && llvm::none_of(*Releases, [&](const Stmt *R) {
+          return In.ReachesAvoiding(X, R, {}, Main) && In.ReachesAvoiding(R, To, {}, Main);
+        }))
+      return true;
+  // Finished before From (a host wait covering its stream on every path
+  // from it to From), and not enqueued again between From and To.
+  std::vector<const Stmt *> Waits = coveringWaits(Main, streamIn(Main, Call, Main));
+  return !In.ReachesAvoiding(X, From, Waits, Main) &&
+         !(In.ReachesAvoiding(From, X, {}, Main) && In.ReachesAvoiding(X, To, {}, Main));
+}
+
 const VarDecl *DeviceStorage::sourceReadLater(Group &G, const FunctionDecl *Main,
                                               const CallExpr *Launch,
                                               llvm::ArrayRef<const Stmt *> Last) {
@@ -397,7 +424,7 @@ const VarDecl *DeviceStorage::sourceReadLater(Group &G, const FunctionDecl *Main
   if (!Source)
     return nullptr;
   for (const Stmt *C : Last)
-    if (!In.HostUnchangedBetween(Source, Launch, C, Main))
+    if (!hostUnchangedBetween(Main, Source, Launch, C))
       return nullptr;
   return Source;
 }
@@ -411,7 +438,7 @@ const VarDecl *DeviceStorage::sourceLandedBefore(Group &G, const FunctionDecl *M
   if (!Source)
     return nullptr;
   for (const Stmt *C : Landed)
-    if (!In.HostUnchangedBetween(Source, C, Launch, Main))
+    if (!hostUnchangedBetween(Main, Source, C, Launch))
       return nullptr;
   return Source;
 }
@@ -570,7 +597,7 @@ bool DeviceStorage::writeOneValue(Group &G, const FunctionDecl *Main,
   }
   for (const Stmt *From : Writes)
     for (const Stmt *To : Writes)
-      if (!In.HostUnchangedBetween(Source, From, To, Main))
+      if (!hostUnchangedBetween(Main, Source, From, To))
         return false;
   return true;
 }

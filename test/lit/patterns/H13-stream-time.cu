@@ -548,3 +548,46 @@ void watched_beside_a_staging_copy(const CUtensorMap &a, const CUtensorMap &b, u
 // CHECK-FIXES: {{^}}  read_at_release<<<1, 1, 0, s>>>(h, out);
 // CHECK-FIXES-NEXT: {{^}}  *pin = other;
 // CHECK-FIXES-NEXT: {{^}}  *d = h;
+
+// A stream callback that changes 'h', enqueued on the held stream after the
+// launch: it runs after the kernel, which runs after the release, so 'h' is
+// as the launch's call left it when the copy after it reads it, and the
+// launch passes 'h'. Storing the address of 'h' in the callback's argument
+// changes nothing by itself. The unsafe twins are stamped_on_another_stream
+// and written_through_the_stored_address in refusals/R12-stream-time.cu.
+struct Stamp {
+  CUtensorMap *map;
+  int word;
+  unsigned long long value;
+};
+static void CUDART_CB stamp_word(void *p) {
+  Stamp *s = static_cast<Stamp *>(p);
+  s->map->opaque[s->word] = s->value;
+  delete s;
+}
+__global__ void read_before_the_stamp(const CUtensorMap *map, unsigned long long *out) { out[15] = map->opaque[8]; }
+
+void stamped_after_it_read(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a, other = b;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &other, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  read_before_the_stamp<<<1, 1, 0, s>>>(d, out);
+  cudaLaunchHostFunc(s, stamp_word, new Stamp{&h, 8, 5});
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'read_before_the_stamp' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void stamped_after_it_read(
+// CHECK-FIXES: {{^}}  read_before_the_stamp<<<1, 1, 0, s>>>(h, out);
+// CHECK-FIXES-NEXT: {{^}}  cudaLaunchHostFunc(s, stamp_word, new Stamp{&h, 8, 5});
+// CHECK-FIXES-NEXT: {{^}}  *d = h;

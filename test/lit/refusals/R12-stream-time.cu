@@ -469,3 +469,70 @@ void written_through_a_watched_pointer(const CUtensorMap &a, const CUtensorMap &
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'read_at_release' is left by reference
 // CHECK-DAG: :[[@LINE-11]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-13]], which waits on a stream that may be held
+
+// As stamped_after_it_read in patterns/H13-stream-time.cu, but the callback
+// that changes 'h' is enqueued on a stream nothing holds: it may run before
+// the copy after the launch reads 'h', so the launch cannot pass 'h'.
+struct Stamp {
+  CUtensorMap *map;
+  int word;
+  unsigned long long value;
+};
+static void CUDART_CB stamp_word(void *p) {
+  Stamp *s = static_cast<Stamp *>(p);
+  s->map->opaque[s->word] = s->value;
+  delete s;
+}
+__global__ void read_before_the_stamp(const CUtensorMap *map, unsigned long long *out) { out[15] = map->opaque[8]; }
+
+void stamped_on_another_stream(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  cudaStream_t free_running;
+  cudaStreamCreateWithFlags(&free_running, cudaStreamNonBlocking);
+  CUtensorMap h = a, other = b;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &other, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  read_before_the_stamp<<<1, 1, 0, s>>>(d, out);
+  cudaLaunchHostFunc(free_running, stamp_word, new Stamp{&h, 8, 5});
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+  cudaStreamDestroy(free_running);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'read_before_the_stamp' is left by reference
+// CHECK-DAG: :[[@LINE-12]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-14]], which waits on a stream that may be held
+
+// The address of 'h' stored in a struct between the held launch and the
+// copy it reads, and 'h' written through it there.
+__global__ void read_before_the_store(const CUtensorMap *map, unsigned long long *out) { out[16] = map->opaque[9]; }
+
+void written_through_the_stored_address(const CUtensorMap &a, const CUtensorMap &b, unsigned long long *out) {
+  MAPPED_FLAG
+  CUtensorMap h = a, other = b;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &other, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  read_before_the_store<<<1, 1, 0, s>>>(d, out);
+  Stamp kept{&h, 9, 6};
+  kept.map->opaque[kept.word] = kept.value;
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  *flag = 0;
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFreeHost((void *)flag);
+  cudaStreamDestroy(s);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'read_before_the_store' is left by reference
+// CHECK-DAG: :[[@LINE-11]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-14]], which waits on a stream that may be held

@@ -282,8 +282,15 @@ private:
   /// local variable that only a page-locked allocation sets and whose
   /// every use is classified (a write of `*pin`, a read, the copies, the
   /// free), and no write of `*pin` may run before a host wait that covers
-  /// the copy's stream. False (refused) otherwise.
+  /// the copy's stream but one that stores what `*pin` holds at the call
+  /// (sameStagedValue). False (refused) otherwise.
   bool pointerCopiesReadAtCall(Group &G);
+  /// Does write \p W of `*pin` (`*pin = m;`), made after the copy \p Copy
+  /// from `pin` in \p Fn, store what `*pin` holds at the copy's call: every
+  /// write of it (\p Writes) last before the copy is `*pin = m;` of the
+  /// same local map, unchanged from there to \p W?
+  bool sameStagedValue(const clang::FunctionDecl *Fn, const clang::Stmt *Copy,
+                       const clang::Stmt *W, llvm::ArrayRef<const clang::Stmt *> Writes);
   /// Where the operation \p Op (of the group) is made in \p Main: its call,
   /// or each call of the function that holds it when only \p Main calls
   /// that function directly; empty when neither.

@@ -550,11 +550,40 @@ bool DeviceStorage::pointerCopiesReadAtCall(Group &G) {
     std::optional<const ValueDecl *> Stream = streamOf(PC.Call, PC.Fn);
     std::vector<const Stmt *> Waits = coveringWaits(PC.Fn, Stream);
     for (const Stmt *W : Writes)
-      if (In.ReachesAvoiding(PC.Call, W, Waits, PC.Fn))
+      if (In.ReachesAvoiding(PC.Call, W, Waits, PC.Fn) && !sameStagedValue(PC.Fn, PC.Call, W, Writes))
         return Dont(W, "'*" + P->getNameAsString() +
                            "' is written or freed here before a host wait that covers the copy's "
                            "stream");
   }
+  return true;
+}
+
+/// The local map a write `*pin = m;` stores, or null.
+static const VarDecl *storedMap(const Stmt *W) {
+  const Expr *Value = nullptr;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(W); Op && Op->getNumArgs() == 2)
+    Value = Op->getArg(1);
+  else if (const auto *BO = dyn_cast<BinaryOperator>(W); BO && BO->getOpcode() == BO_Assign)
+    Value = BO->getRHS();
+  const auto *R = Value ? dyn_cast<DeclRefExpr>(Value->IgnoreParenImpCasts()) : nullptr;
+  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+  return V && V->hasLocalStorage() && !V->getType()->isReferenceType() &&
+                 isTensorMapRecord(V->getType())
+             ? V
+             : nullptr;
+}
+
+bool DeviceStorage::sameStagedValue(const FunctionDecl *Fn, const Stmt *Copy, const Stmt *W,
+                                    llvm::ArrayRef<const Stmt *> Writes) {
+  const VarDecl *Map = storedMap(W);
+  if (!Map || !Fn || Map->getDeclContext() != Fn)
+    return false;
+  std::vector<const Stmt *> Last = lastOf(Fn, Writes, Copy);
+  if (Last.empty())
+    return false;
+  for (const Stmt *L : Last)
+    if (L == W || storedMap(L) != Map || !hostUnchangedBetween(Fn, Map, L, W))
+      return false;
   return true;
 }
 

@@ -591,3 +591,33 @@ void stamped_after_it_read(const CUtensorMap &a, const CUtensorMap &b, unsigned 
 // CHECK-FIXES: {{^}}  read_before_the_stamp<<<1, 1, 0, s>>>(h, out);
 // CHECK-FIXES-NEXT: {{^}}  cudaLaunchHostFunc(s, stamp_word, new Stamp{&h, 8, 5});
 // CHECK-FIXES-NEXT: {{^}}  *d = h;
+
+// The staging map written again before the host waits for the copy's
+// stream, with what it already holds ('m', unchanged since the write before
+// the copy): whenever the copy runs it reads the same map, so it becomes an
+// assignment at its call. The unsafe twin is restaged_after_a_change in
+// refusals/R12-stream-time.cu.
+__global__ void restaged(const CUtensorMap *map, unsigned long long *out) { out[18] = map->opaque[6]; }
+
+void restaged_with_the_same_map(const CUtensorMap &a, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  CUtensorMap m = a;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = m;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  *pin = m;
+  restaged<<<1, 1, 0, s>>>(d, out);
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'restaged' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void restaged_with_the_same_map(
+// CHECK-FIXES: {{^}}  *d = *pin;
+// CHECK-FIXES-NEXT: {{^}}  *pin = m;
+// CHECK-FIXES-NEXT: {{^}}  restaged<<<1, 1, 0, s>>>(*d, out);

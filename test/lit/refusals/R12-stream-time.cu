@@ -536,3 +536,29 @@ void written_through_the_stored_address(const CUtensorMap &a, const CUtensorMap 
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'read_before_the_store' is left by reference
 // CHECK-DAG: :[[@LINE-11]]:3: note: also: the storage rule cannot retarget it: this write of 'd' may run before the launch of 'd' at line [[@LINE-14]], which waits on a stream that may be held
+
+// As restaged_with_the_same_map in patterns/H13-stream-time.cu, but 'm'
+// changes between the two writes of the staging map: the copy may read
+// either.
+__global__ void restaged(const CUtensorMap *map, unsigned long long *out) { out[18] = map->opaque[6]; }
+
+void restaged_after_a_change(const CUtensorMap &a, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  CUtensorMap m = a;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = m;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  m.opaque[0] = 1;
+  *pin = m;
+  restaged<<<1, 1, 0, s>>>(d, out);
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaStreamDestroy(s);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'restaged' is left by reference
+// CHECK-DAG: :[[@LINE-8]]:3: note: also: the storage rule cannot retarget it: '*pin' is written or freed here before a host wait that covers the copy's stream

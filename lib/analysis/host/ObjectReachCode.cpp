@@ -189,34 +189,9 @@ static const Expr *writtenLValue(const Stmt *S) {
   return nullptr;
 }
 
-/// The variable \p LV names directly (`x`, `x.f`, `x[2]` of an array `x`),
-/// or null when it goes through a pointer, a reference or a call.
-static const VarDecl *directRoot(const Expr *LV) {
-  const Expr *E = LV->IgnoreParenImpCasts();
-  for (;;) {
-    if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) {
-      E = ME->getBase()->IgnoreParenImpCasts();
-      continue;
-    }
-    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
-      const Expr *Base = AS->getBase()->IgnoreParenImpCasts();
-      if (!Base->getType()->isArrayType())
-        return nullptr; // through a pointer
-      E = Base;
-      continue;
-    }
-    break;
-  }
-  const auto *R = dyn_cast<DeclRefExpr>(E);
-  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
-  if (!V || V->getType()->isReferenceType())
-    return nullptr;
-  return V;
-}
-
-/// The pointer variable \p LV is reached through with one dereference
-/// (`*p`, `p->f.g`, `p[i]`), or null.
-static const VarDecl *pointerRoot(const Expr *LV) {
+/// \p LV past the fields (`.f`) and array elements (`x[2]` of an array
+/// `x`) that lie inside the object it starts from.
+static const Expr *pastFieldsAndElements(const Expr *LV) {
   const Expr *E = LV->IgnoreParenImpCasts();
   for (;;) {
     if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) {
@@ -228,8 +203,24 @@ static const VarDecl *pointerRoot(const Expr *LV) {
       E = AS->getBase()->IgnoreParenImpCasts();
       continue;
     }
-    break;
+    return E;
   }
+}
+
+/// The variable \p LV names directly (`x`, `x.f`, `x[2]` of an array `x`),
+/// or null when it goes through a pointer, a reference or a call.
+static const VarDecl *directRoot(const Expr *LV) {
+  const auto *R = dyn_cast<DeclRefExpr>(pastFieldsAndElements(LV));
+  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+  if (!V || V->getType()->isReferenceType())
+    return nullptr;
+  return V;
+}
+
+/// The pointer variable \p LV is reached through with one dereference
+/// (`*p`, `p->f.g`, `p[i]`), or null.
+static const VarDecl *pointerRoot(const Expr *LV) {
+  const Expr *E = pastFieldsAndElements(LV);
   const Expr *Base = nullptr;
   if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
     Base = UO->getSubExpr();

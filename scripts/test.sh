@@ -91,8 +91,10 @@ timed setup ./scripts/setup.sh || exit 1
 log=build/test.log
 timed "ctest (plain build)" ctest --test-dir build --output-on-failure -V >"$log" 2>&1
 status=$?
-# The same lit and GoogleTest suites on an AddressSanitizer +
-# UndefinedBehaviorSanitizer build (TMA_SANITIZE=ON). The sharded re-run of
+# The GoogleTest suite and the lit tests that reach code of their own (the
+# generated matrices and most project tests stay in the plain run:
+# test/lit/lit.cfg.py; TMA_SANITIZE_ALL=1 runs every one) on an
+# AddressSanitizer + UndefinedBehaviorSanitizer build (TMA_SANITIZE=ON). The sharded re-run of
 # the project tests stays in the plain run: it repeats the same engine code
 # (the sanitizer run still runs the plan-step and facts-cache tests); so do
 # the examples' nvcc compile, the snapshot and the package (cpack of the

@@ -81,4 +81,21 @@ else:
     # LLVM keeps some allocations until exit on purpose.
     config.environment["ASAN_OPTIONS"] = "detect_leaks=0"
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    # The sanitizer run checks the tool's memory on every pattern, refusal,
+    # hardening and CLI test. The generated matrices and the project tests
+    # feed the same analyses more inputs of the shapes those tests already
+    # show (the plain run checks their answers), at several times the cost
+    # under ASan (10 minutes of the test command here): it keeps the
+    # semantic fuzzer's sample (random programs: the widest reach per
+    # minute) and the two project tests of code only they reach (the plan
+    # step and the facts cache's serialisation). TMA_SANITIZE_ALL=1 runs
+    # them all (docs/performance.md, "The test command").
+    if os.environ.get("TMA_SANITIZE_ALL", "0") in ("", "0"):
+        config.excludes += [
+            "alias-matrix.test", "paths-matrix.test", "storage-matrix.test",
+            "units-matrix.test", "scope.test",
+        ] + [
+            name for name in os.listdir(os.path.join(os.path.dirname(__file__), "project"))
+            if name.endswith(".test") and name not in ("plan-step.test", "facts-cache.test")
+        ]
 

@@ -308,9 +308,16 @@ ObjectUse ObjectReach::pointerUse(const Expr *PV, const FunctionDecl *Fn, unsign
                                      : "");
   if (isa<ReturnStmt>(P))
     return make(Effect::Escape, P, "the return of '" + Fn->getNameAsString() + "'");
-  // An element of a braced initialiser: a pointer member or element holds it.
-  if (isa<InitListExpr>(P))
+  // An element of a braced initialiser: a pointer member or element holds
+  // it. Where the object has a destructor of its own, that destructor runs
+  // code no statement shows (at the end of the full-expression for a
+  // temporary) and may write through what it holds: an escape as any.
+  if (const auto *IL = dyn_cast<InitListExpr>(P)) {
+    const auto *RD = Ctx.getBaseElementType(IL->getType())->getAsCXXRecordDecl();
+    if (RD && RD->hasDefinition() && !RD->hasTrivialDestructor())
+      return make(Effect::Escape, P);
     return stored(make(Effect::Escape, P));
+  }
   return make(Effect::Escape, P);
 }
 

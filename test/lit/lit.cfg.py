@@ -84,8 +84,8 @@ else:
     # The sanitizer run checks the tool's memory on every pattern, refusal,
     # hardening and CLI test. The generated matrices and the project tests
     # feed the same analyses more inputs of the shapes those tests already
-    # show (the plain run checks their answers), at several times the cost
-    # under ASan (10 minutes of the test command here): it keeps the
+    # show (the plain run checks their answers), and cost about 10 minutes
+    # of the test command under ASan here: it keeps the
     # semantic fuzzer's sample (random programs: the widest reach per
     # minute) and the two project tests of code only they reach (the plan
     # step and the facts cache's serialisation). TMA_SANITIZE_ALL=1 runs

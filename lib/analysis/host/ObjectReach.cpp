@@ -91,7 +91,8 @@ ObjectUse ObjectReach::argumentUse(const CallExpr *Call, const Stmt *Cur, bool P
   if (!Pointer && !T->isReferenceType())
     return make(Effect::Read, Call, Name); // passed by value: a copy
   QualType Pointee = T->isReferenceType() ? T.getNonReferenceType() : T->getPointeeType();
-  if (!Pointee.isNull() && Pointee.isConstQualified() && !Pointee->isPointerType())
+  if (!Pointee.isNull() && Pointee.isConstQualified() && !Pointee->isPointerType() &&
+      callHonoursConst(Call, Depth))
     return make(Effect::Read, Call, Name);
   return make(mayKeep(Callee, unsigned(Param), Depth + 1) ? Effect::Escape : Effect::Write, Call,
               Name);
@@ -138,18 +139,10 @@ ObjectUse ObjectReach::objectUse(const Expr *LV, const FunctionDecl *Fn, unsigne
   }
   if (isa<UnaryExprOrTypeTraitExpr>(P) || isa<CXXTypeidExpr>(P) || isa<CXXNoexceptExpr>(P))
     return make(Effect::Read, P);
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(P)) {
-    const CXXConstructorDecl *Ctor = CE->getConstructor();
-    if (Ctor && (Ctor->isCopyOrMoveConstructor() || Ctor->isTrivial()))
-      return make(Effect::Read, P);
-    for (unsigned I = 0; Ctor && I < CE->getNumArgs() && I < Ctor->getNumParams(); ++I)
-      if (CE->getArg(I) == Cur) {
-        QualType T = Ctor->getParamDecl(I)->getType();
-        if (!T->isReferenceType() || T.getNonReferenceType().isConstQualified())
-          return make(Effect::Read, P);
-      }
-    return make(Effect::Escape, P, "'" + (Ctor ? Ctor->getQualifiedNameAsString() : "") + "'");
-  }
+  if (const auto *EC = dyn_cast<ExplicitCastExpr>(P); EC && EC->getCastKind() == CK_ToVoid)
+    return make(Effect::Read, P); // `(void)h.opaque[0];`: evaluated, discarded
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(P))
+    return constructorArgumentUse(CE, Cur, Depth);
   if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
     if (UO->getOpcode() == UO_AddrOf)
       return pointerUse(UO, Fn, Depth, DevicePointer);
@@ -160,16 +153,10 @@ ObjectUse ObjectReach::objectUse(const Expr *LV, const FunctionDecl *Fn, unsigne
       return make(Effect::Read, P);
     return make(Effect::Write, P);
   }
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(P)) {
-    const auto *M = MC->getMethodDecl();
-    return make(M && M->isConst() ? Effect::Read : Effect::Escape, P,
-                M ? "'" + M->getQualifiedNameAsString() + "'" : "");
-  }
-  if (const auto *ME = dyn_cast<MemberExpr>(P); ME && isa<CXXMethodDecl>(ME->getMemberDecl())) {
-    const auto *M = cast<CXXMethodDecl>(ME->getMemberDecl());
-    return make(M->isConst() ? Effect::Read : Effect::Escape, P,
-                "'" + M->getQualifiedNameAsString() + "'");
-  }
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(P))
+    return methodUse(MC->getMethodDecl(), P, Depth);
+  if (const auto *ME = dyn_cast<MemberExpr>(P); ME && isa<CXXMethodDecl>(ME->getMemberDecl()))
+    return methodUse(cast<CXXMethodDecl>(ME->getMemberDecl()), P, Depth);
   if (const auto *Call = dyn_cast<CallExpr>(P))
     return argumentUse(Call, Cur, /*Pointer=*/false, Depth, DevicePointer);
   if (const auto *DS = dyn_cast<DeclStmt>(P)) {
@@ -177,8 +164,8 @@ ObjectUse ObjectReach::objectUse(const Expr *LV, const FunctionDecl *Fn, unsigne
       if (const auto *V = dyn_cast<VarDecl>(D); V && V->getInit() == Cur) {
         if (!V->getType()->isReferenceType())
           return make(Effect::Read, P); // a copy
-        if (V->getType().getNonReferenceType().isConstQualified())
-          return make(Effect::Read, P);
+        // A reference, const or not, is another name: followed where it
+        // is a local (a const_cast of it is a use no row reads).
         if (isLocalVariable(V))
           return make(Effect::Alias, P, "'" + V->getNameAsString() + "'", V);
         return make(Effect::Escape, P, "'" + V->getNameAsString() + "'");
@@ -215,7 +202,10 @@ ObjectUse ObjectReach::aggregateElementUse(const Expr *Init) {
 }
 
 /// `h` converted to `const CUtensorMap` (lvalue): bound to a const
-/// reference or copied, neither of which changes it.
+/// reference or copied. A copy changes nothing; a const reference is kept
+/// to only by code that honours it (issue 41: a function that casts the
+/// `const` away, a method of a class with a `mutable` descriptor, a local
+/// reference whose own uses decide).
 ObjectUse ObjectReach::objectUseOfConst(const Expr *E, const FunctionDecl *Fn, unsigned Depth,
                                         bool DevicePointer) {
   const Stmt *P = parent(Fn, E);
@@ -224,7 +214,53 @@ ObjectUse ObjectReach::objectUseOfConst(const Expr *E, const FunctionDecl *Fn, u
     return pointerUse(IC, Fn, Depth, DevicePointer);
   if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P); UO && UO->getOpcode() == UO_AddrOf)
     return pointerUse(UO, Fn, Depth, DevicePointer);
+  if (const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(P);
+      OC && OC->getNumArgs() > 0 && OC->getArg(0) == E &&
+      isa_and_nonnull<CXXMethodDecl>(OC->getDirectCallee()))
+    return methodUse(cast<CXXMethodDecl>(OC->getDirectCallee()), P, Depth);
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(P))
+    return argumentUse(Call, E, /*Pointer=*/false, Depth, DevicePointer);
+  if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(P))
+    return constructorArgumentUse(CE, E, Depth);
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(P);
+      ME && ME->getBase() == E && isa<CXXMethodDecl>(ME->getMemberDecl()))
+    return methodUse(cast<CXXMethodDecl>(ME->getMemberDecl()), P, Depth);
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(P))
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D);
+          V && V->getInit() == E && V->getType()->isReferenceType())
+        return isLocalVariable(V) ? make(Effect::Alias, P, "'" + V->getNameAsString() + "'", V)
+                                  : make(Effect::Escape, P, "'" + V->getNameAsString() + "'");
   return make(Effect::Read, E);
+}
+
+/// The object calls method \p M (at \p At): a read only where the method
+/// keeps its `const` (constMethodOnlyReads); any other may write it, or
+/// keep a name of it (issue 41).
+ObjectUse ObjectReach::methodUse(const CXXMethodDecl *M, const Stmt *At, unsigned Depth) {
+  return make(constMethodOnlyReads(M, Depth) ? Effect::Read : Effect::Escape, At,
+              M ? "'" + M->getQualifiedNameAsString() + "'" : "");
+}
+
+/// The object is argument \p Cur of constructor call \p CE: a trivial
+/// constructor copies it; a constructor of the user's that takes it by
+/// value or by const reference and keeps its `const` reads it; any other
+/// may write it or keep a name of it.
+ObjectUse ObjectReach::constructorArgumentUse(const CXXConstructExpr *CE, const Stmt *Cur,
+                                              unsigned Depth) {
+  const CXXConstructorDecl *Ctor = CE->getConstructor();
+  if (Ctor && Ctor->isTrivial())
+    return make(Effect::Read, CE);
+  for (unsigned I = 0; Ctor && I < CE->getNumArgs() && I < Ctor->getNumParams(); ++I)
+    if (CE->getArg(I) == Cur) {
+      QualType T = Ctor->getParamDecl(I)->getType();
+      if (!T->isReferenceType() && !T->isPointerType())
+        return make(Effect::Read, CE); // a copy
+      if (T->isReferenceType() && T.getNonReferenceType().isConstQualified() &&
+          honoursConst(Ctor, Depth))
+        return make(Effect::Read, CE);
+    }
+  return make(Effect::Escape, CE, "'" + (Ctor ? Ctor->getQualifiedNameAsString() : "") + "'");
 }
 
 ObjectUse ObjectReach::pointerUse(const Expr *PV, const FunctionDecl *Fn, unsigned Depth,
@@ -291,9 +327,8 @@ ObjectUse ObjectReach::pointerUse(const Expr *PV, const FunctionDecl *Fn, unsign
   if (const auto *DS = dyn_cast<DeclStmt>(P)) {
     for (const Decl *D : DS->decls())
       if (const auto *V = dyn_cast<VarDecl>(D); V && V->getInit() == Cur) {
-        QualType T = V->getType().getNonReferenceType();
-        if (!DevicePointer && T->isPointerType() && T->getPointeeType().isConstQualified())
-          return make(Effect::Read, P);
+        // A pointer to const is another name as any: followed where it is
+        // a local (a cast that drops the const is a use no row reads).
         if (isLocalVariable(V) && !V->getType()->isReferenceType())
           return make(Effect::Alias, P, "'" + V->getNameAsString() + "'", V);
         return stored(make(Effect::Escape, P, "'" + V->getNameAsString() + "'"));

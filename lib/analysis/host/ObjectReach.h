@@ -133,6 +133,9 @@ private:
   ObjectUse aggregateElementUse(const clang::Expr *Init);
   ObjectUse objectUseOfConst(const clang::Expr *E, const clang::FunctionDecl *Fn, unsigned Depth,
                              bool DevicePointer);
+  ObjectUse methodUse(const clang::CXXMethodDecl *M, const clang::Stmt *At, unsigned Depth);
+  ObjectUse constructorArgumentUse(const clang::CXXConstructExpr *CE, const clang::Stmt *Cur,
+                                   unsigned Depth);
   ObjectUse pointerUse(const clang::Expr *PV, const clang::FunctionDecl *Fn, unsigned Depth,
                        bool DevicePointer);
   ObjectUse argumentUse(const clang::CallExpr *Call, const clang::Stmt *Cur, bool Pointer,
@@ -152,7 +155,13 @@ private:
   bool callMayWrite(const clang::CallExpr *Call, bool DeviceToo, bool GlobalsOnly,
                     unsigned Depth);
   bool readsNonLocal(const clang::Expr *E);
+  /// Does \p F keep the `const` of what it is given (ObjectReachCode.cpp)?
+  bool honoursConst(const clang::FunctionDecl *F, unsigned Depth);
+  bool callHonoursConst(const clang::CallExpr *Call, unsigned Depth);
+  bool mutableHoldsDescriptor(const clang::CXXRecordDecl *RD, unsigned Depth);
+  bool constMethodOnlyReads(const clang::CXXMethodDecl *M, unsigned Depth);
   std::map<std::pair<const clang::FunctionDecl *, unsigned>, bool> KeepMemo;
+  std::map<const clang::FunctionDecl *, bool> ConstMemo;
   std::map<std::pair<const clang::FunctionDecl *, bool>, bool> WriteMemo;
 };
 

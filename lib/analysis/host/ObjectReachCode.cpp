@@ -109,6 +109,118 @@ bool ObjectReach::callMayWrite(const CallExpr *Call, bool DeviceToo, bool Global
   return false;
 }
 
+/// Does explicit cast \p C take away a `const` its operand had, so that
+/// code given a pointer or reference to const may still write through it:
+/// a const_cast, a C-style, functional or reinterpret cast from a pointer
+/// or reference to const to one to non-const (at any level), or a pointer
+/// made from an integer (which may be any address)?
+static bool dropsConst(const ExplicitCastExpr *C) {
+  if (isa<CXXConstCastExpr>(C) || C->getCastKind() == CK_IntegralToPointer)
+    return true;
+  QualType From = C->getSubExpr()->getType(), To = C->getTypeAsWritten();
+  if (To->isReferenceType())
+    return From.isConstQualified() && !To.getNonReferenceType().isConstQualified();
+  while (From->isPointerType() && To->isPointerType()) {
+    From = From->getPointeeType();
+    To = To->getPointeeType();
+    if (From.isConstQualified() && !To.isConstQualified())
+      return true;
+  }
+  return false;
+}
+
+/// `const` is a promise only where the code keeps it (issue 41: a use no
+/// row classifies is a write). A library function keeps it; a function of
+/// the user's keeps it when its definition is visible, not virtual, casts
+/// no `const` away, and calls (directly, to a depth) only functions that
+/// keep it too. An indirect call may run anything.
+bool ObjectReach::honoursConst(const FunctionDecl *F, unsigned Depth) {
+  if (!F)
+    return false;
+  if (ST.inSystemHeader(F->getLocation()))
+    return true;
+  if (const auto *M = dyn_cast<CXXMethodDecl>(F); M && M->isVirtual())
+    return false; // an override may not
+  const FunctionDecl *Def = nullptr;
+  if (Depth > 8 || !F->hasBody(Def) || !Def)
+    return false;
+  auto [Memo, New] = ConstMemo.emplace(Def, false); // recursion: assume it does not
+  if (!New)
+    return Memo->second;
+  llvm::SmallVector<const Stmt *, 64> Work{Def->getBody()};
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Def))
+    for (const CXXCtorInitializer *I : Ctor->inits())
+      Work.push_back(I->getInit());
+  bool Honours = true;
+  while (Honours && !Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *C = dyn_cast<ExplicitCastExpr>(S); C && dropsConst(C))
+      Honours = false;
+    else if (const auto *Call = dyn_cast<CallExpr>(S))
+      Honours = callHonoursConst(Call, Depth + 1);
+    else if (const auto *CE = dyn_cast<CXXConstructExpr>(S);
+             CE && CE->getConstructor() && !CE->getConstructor()->isTrivial())
+      Honours = honoursConst(CE->getConstructor(), Depth + 1);
+    for (const Stmt *Child : S->children())
+      Work.push_back(Child);
+  }
+  ConstMemo[Def] = Honours;
+  return Honours;
+}
+
+/// Does call \p Call keep the `const` of what it is given? Its callee
+/// must (honoursConst), and a library function given a callable, or one
+/// that is the call of a callable object (`std::function`), runs the
+/// user's code with what it is given. A kernel cannot reach host memory.
+bool ObjectReach::callHonoursConst(const CallExpr *Call, unsigned Depth) {
+  if (isa<CUDAKernelCallExpr>(Call))
+    return true;
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!honoursConst(Callee, Depth))
+    return false;
+  if (!ST.inSystemHeader(Callee->getLocation()))
+    return true; // its body, callables and all, was walked
+  bool TakesKernels = Callee->getName().starts_with("cu");
+  for (const Expr *A : Call->arguments()) {
+    QualType AT = A->IgnoreParenImpCasts()->getType();
+    if (isCallableType(AT) && !(TakesKernels && (AT->isFunctionPointerType() || AT->isFunctionType())))
+      return false;
+  }
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+    return !isCallableType(MC->getImplicitObjectArgument()->getType());
+  return true;
+}
+
+/// Does a member of \p RD declared `mutable` hold a descriptor (itself, or
+/// in a member or base it holds by value), which a `const` method may change?
+bool ObjectReach::mutableHoldsDescriptor(const CXXRecordDecl *RD, unsigned Depth) {
+  if (!RD || !RD->hasDefinition() || Depth > 8)
+    return false;
+  for (const FieldDecl *F : RD->fields()) {
+    QualType T = F->getType();
+    if (T->isReferenceType() || T->isPointerType())
+      continue; // a write through it needs no `mutable`
+    if (F->isMutable() && (containsTensorMap(T) || T->isDependentType()))
+      return true;
+    if (mutableHoldsDescriptor(Ctx.getBaseElementType(T)->getAsCXXRecordDecl(), Depth + 1))
+      return true;
+  }
+  for (const CXXBaseSpecifier &B : RD->bases())
+    if (mutableHoldsDescriptor(B.getType()->getAsCXXRecordDecl(), Depth + 1))
+      return true;
+  return false;
+}
+
+/// Does calling \p M on an object leave what the object holds as it was:
+/// a `const` method that keeps the promise, of a class whose `mutable`
+/// members hold no descriptor?
+bool ObjectReach::constMethodOnlyReads(const CXXMethodDecl *M, unsigned Depth) {
+  return M && M->isConst() && honoursConst(M, Depth) &&
+         !mutableHoldsDescriptor(M->getParent(), 0);
+}
+
 /// Does \p E read a variable that is not local, or go through `->`?
 bool ObjectReach::readsNonLocal(const Expr *E) {
   llvm::SmallVector<const Stmt *, 8> Work{E};

@@ -24,7 +24,9 @@ sequence of
                 operator; library wrappers, handles, structured bindings,
                 an inherited member, accessors of a global or a static;
                 std::fill_n and std::copy. Half the programs use only the
-                plain names and writers: PLAIN_WRITES)
+                plain names and writers: PLAIN_WRITES. A quarter of the
+                plain assignments are spelled through a `const` name cast
+                back: CONST_RESPELLINGS)
   device-write  a word of d (DEVICE_WRITES: cudaMemset, a kernel given d, a
                 one-word cudaMemcpy, a memset behind a function pointer)
                 (a copy, a device write and a launch each reach d through
@@ -232,6 +234,28 @@ HOST_WRITES = {
     "fill_n": ("", "", "std::fill_n(&h_{n}.opaque[{w}], 1, {v:#x}ull);"),
     "copy": ("", "", "{{ const unsigned long long v[1] = {{{v:#x}ull}}; std::copy(v, v + 1, &h_{n}.opaque[{w}]); }}"),
 }
+# Spellings of a plain word write (`assign`) through a name that says
+# `const` and does not keep the promise: a helper that casts it away, a
+# local const reference cast back, a std::function whose lambda casts it
+# away, a local pointer to const cast back. Each writes the word as
+# `assign` does, so the model is the same; they replace a quarter of the
+# `assign` writes, chosen by an RNG of their own (Program.respell), so
+# that every other choice of a program stays as it was.
+CONST_RESPELLINGS = {
+    "const-cast": ("static void stamp_{n}(const CUtensorMap *m, int w, unsigned long long v) {{\n"
+                   "  const_cast<CUtensorMap *>(m)->opaque[w] = v;\n}}\n",
+                   "", "stamp_{n}(&h_{n}, {w}, {v:#x}ull);"),
+    "const-reference": ("", "  const CUtensorMap &cr_{n} = h_{n};\n",
+                        "((CUtensorMap &)cr_{n}).opaque[{w}] = {v:#x}ull;"),
+    "const-function": ("", "  std::function<void(const CUtensorMap &, int, unsigned long long)> cf_{n} =\n"
+                       "      [](const CUtensorMap &m, int w, unsigned long long v) {{\n"
+                       "        const_cast<CUtensorMap &>(m).opaque[w] = v;\n      }};\n",
+                       "cf_{n}(h_{n}, {w}, {v:#x}ull);"),
+    "const-pointer": ("", "  const CUtensorMap *cp_{n} = &h_{n};\n",
+                      "((CUtensorMap *)cp_{n})->opaque[{w}] = {v:#x}ull;"),
+}
+HOST_WRITES.update(CONST_RESPELLINGS)
+CHOSEN_WRITES = [k for k in HOST_WRITES if k not in CONST_RESPELLINGS]
 # The writers and names of half the programs: each row of the others makes
 # most programs that use it refused, and a refused program tells nothing
 # about the rewrites.
@@ -342,7 +366,7 @@ class Program:
         self.gates = []  # the run-time values of the program's if and for statements
         self.gate_values = []  # how many values each gate may take
         plain = rng.randrange(2)
-        self.writes = PLAIN_WRITES if plain else list(HOST_WRITES)
+        self.writes = PLAIN_WRITES if plain else CHOSEN_WRITES
         self.device_name = rng.choice(PLAIN_DEVICE_NAMES if plain else list(DEVICE_NAMES))
         # The tool refuses some copies in a translation unit with a graph,
         # so one pack in four has them (the pack is the default 25).
@@ -355,6 +379,7 @@ class Program:
         self.body = [("copy", "h", "d", "cudaMemcpy")] + self.block(0, rng.randint(2, 8), False, False)
         if not self.sites:
             self.body.append(self.launch())
+        self.body = self.respell(self.body, random.Random(self.seed * 7919 + 1))
         del self.rng
         self.launches = []
         self.slots = []  # where each launch writes, numbered within its pack
@@ -405,6 +430,19 @@ class Program:
         """Every launch statement has a form that is right on every run:
         what a tool that cannot know the gates may rewrite."""
         return all(self.correct)
+
+    def respell(self, block, alt):
+        """The block with a quarter of its `assign` writes (in nested blocks
+        too) spelled through a `const` name (CONST_RESPELLINGS), chosen by alt."""
+        out = []
+        for st in block:
+            if st[0] == "write" and st[1] == "assign":
+                if alt.randrange(4) == 0:
+                    st = (st[0], alt.choice(sorted(CONST_RESPELLINGS))) + st[2:]
+            else:
+                st = tuple(self.respell(x, alt) if isinstance(x, list) else x for x in st)
+            out.append(st)
+        return out
 
     def provable(self):
         """Safe, and provably so under the closed world: no launch reads

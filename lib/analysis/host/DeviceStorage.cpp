@@ -17,6 +17,16 @@ using namespace clang;
 
 namespace tma::analysis {
 
+/// `*E` for pointer expression \p E spelled \p Text, parenthesised only
+/// where `*` would bind to less than all of it: a postfix expression (a
+/// name, `a.b`, `f()`, `a[i]`, `(...)`) needs none, as a reviewer writes
+/// `*h.get()`, not `*(h.get())`.
+static std::string dereferenced(const Expr *E, const std::string &Text) {
+  bool Postfix =
+      isa<DeclRefExpr, MemberExpr, ParenExpr, CallExpr, ArraySubscriptExpr>(E->IgnoreImpCasts());
+  return Postfix ? "*" + Text : "*(" + Text + ")";
+}
+
 static constexpr size_t MaxStorages = 256;
 
 DeviceStorage::DeviceStorage(ASTContext &Ctx, const SourceText &ST, StorageInputs In)
@@ -366,8 +376,7 @@ bool DeviceStorage::classifyMemoryCall(Group &G, const StorageNode &N, const Cal
   } else if (Src->getType()->isPointerType() &&
              isTensorMapRecord(Src->getType()->getPointeeType())) {
     if (std::optional<CharSourceRange> S = ST.fileRange(Src->getSourceRange()))
-      SrcText = "*" + (isa<DeclRefExpr, MemberExpr, ParenExpr>(Src) ? ST.text(*S)
-                                                                    : "(" + ST.text(*S) + ")");
+      SrcText = dereferenced(Src, ST.text(*S));
   } else {
     return refuse(G, Call, "this " + Api->Name.str() + " into " + Name +
                                " reads something that is not a CUtensorMap");
@@ -468,13 +477,9 @@ bool DeviceStorage::classifyMapWord(Group &G, const StorageNode &N, const Member
 }
 
 /// A launch argument: the kernel's parameter must be one of its descriptors.
-/// The launch argument \p A (spelled \p Range) becomes `*A`, parenthesised
-/// unless it is a postfix expression.
+/// The launch argument \p A (spelled \p Range) becomes `*A`.
 TextEdit DeviceStorage::derefEdit(const Expr *A, CharSourceRange Range) {
-  std::string Text = ST.text(Range);
-  bool Postfix = isa<DeclRefExpr, MemberExpr, ParenExpr, CallExpr, ArraySubscriptExpr>(
-      A->IgnoreParenImpCasts());
-  return ST.replace(Range, Postfix ? "*" + Text : "*(" + Text + ")");
+  return ST.replace(Range, dereferenced(A, ST.text(Range)));
 }
 
 bool DeviceStorage::classifyCallArg(Group &G, const StorageNode &N, const CallExpr *Call,

@@ -4,7 +4,7 @@
 // template re-uploaded only when memcmp sees a change, a copy launched from
 // [&] and [=] lambdas, a pointer that is logged, a caching helper called in
 // the argument list, an out-parameter helper, a struct field filled by a
-// helper) is retargeted: it keeps its shape and points to host memory
+// helper, a copy from a std::unique_ptr's map changed after it) is retargeted: it keeps its shape and points to host memory
 // (cudaMalloc -> new, cudaMemcpy -> assignment, cudaFree -> delete) and the
 // launch passes *p. Unsafe twins: refusals/R12-storage-rule.cu.
 // RUN: %prep
@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 __global__ void member_kernel(const CUtensorMap *map, int *out) { asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory"); out[0] = 1; }
 __global__ void rebuilt_kernel(const CUtensorMap *map, int *out) { asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory"); out[1] = 1; }
@@ -25,6 +26,7 @@ __global__ void logged_kernel(const CUtensorMap *map, int *out) { asm volatile("
 __global__ void cached_kernel(const CUtensorMap *map, int *out) { asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory"); out[5] = 1; }
 __global__ void out_param_kernel(const CUtensorMap *map, int *out) { asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory"); out[6] = 1; }
 __global__ void field_kernel(const CUtensorMap *map, int *out) { asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory"); out[7] = 1; }
+__global__ void owned_source_kernel(const CUtensorMap *map, int *out) { asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory"); out[8] = 1; }
 
 class TileRunner {
 public:
@@ -175,6 +177,20 @@ int main() {
 // CHECK-FIXES-NEXT: {{^}}  delete slot;
 // CHECK-FIXES: {{^}}  field_kernel<<<1, 1>>>(*maps.device, out);
 // CHECK-FIXES-NEXT: {{^}}  delete maps.device;
+// The source is a postfix expression: dereferenced as a reviewer writes it,
+// without parentheses.
+void from_an_owner(std::unique_ptr<CUtensorMap> &owner, int *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, owner.get(), sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  owner->opaque[0] = 1; // changed after the copy: the launch reads the copy
+  owned_source_kernel<<<1, 1>>>(d, out);
+  cudaFree(d);
+}
+// CHECK-FIXES: {{^}}  d = new CUtensorMap;
+// CHECK-FIXES-NEXT: {{^}}  *d = *owner.get();
+// CHECK-FIXES-NEXT: {{^}}  owner->opaque[0] = 1; // changed after the copy: the launch reads the copy
+// CHECK-FIXES-NEXT: {{^}}  owned_source_kernel<<<1, 1>>>(*d, out);
 // CHECK-MESSAGES-DAG: warning: kernel 'member_kernel' reads descriptor 'map' through global memory; now passed by value [tma-001]
 // CHECK-MESSAGES-DAG: warning: kernel 'rebuilt_kernel' reads descriptor 'map' through global memory; now passed by value [tma-001]
 // CHECK-MESSAGES-DAG: warning: kernel 'memcmp_kernel' reads descriptor 'map' through global memory; now passed by value [tma-001]
@@ -184,4 +200,5 @@ int main() {
 // CHECK-MESSAGES-DAG: warning: kernel 'cached_kernel' reads descriptor 'map' through global memory; now passed by value [tma-001]
 // CHECK-MESSAGES-DAG: warning: kernel 'out_param_kernel' reads descriptor 'map' through global memory; now passed by value [tma-001]
 // CHECK-MESSAGES-DAG: warning: kernel 'field_kernel' reads descriptor 'map' through global memory; now passed by value [tma-001]
-// CHECK-MESSAGES: 8 kernels rewritten, 0 refused
+// CHECK-MESSAGES-DAG: warning: kernel 'owned_source_kernel' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-MESSAGES: 9 kernels rewritten, 0 refused

@@ -106,7 +106,9 @@ public:
   /// lies where it points?
   bool pointsOnlyToNewMemory(const clang::VarDecl *P, const clang::FunctionDecl *Fn);
   /// The first library call from the copy to \p End given a writable
-  /// pointer whose object the proof cannot name (`memcpy(maps[0], ...)`):
+  /// pointer whose object the proof cannot name (`memcpy(maps[0], ...)`),
+  /// or that changes an object that may hold a name of a descriptor
+  /// (`t = std::make_tuple(o, 1)` for a `std::tuple<CUtensorMap &, int>`):
   /// after an escape it may write the object. Null when none.
   const clang::Stmt *libraryWriteBetween(const clang::Stmt *CopyTop, const clang::Stmt *End,
                                          const clang::FunctionDecl *Fn,
@@ -158,6 +160,8 @@ private:
   /// Does \p F keep the `const` of what it is given (ObjectReachCode.cpp)?
   bool honoursConst(const clang::FunctionDecl *F, unsigned Depth);
   bool callHonoursConst(const clang::CallExpr *Call, unsigned Depth);
+  bool mayHoldDescriptorName(clang::QualType T, unsigned Depth);
+  bool changesHolder(const clang::CallExpr *Call);
   bool mutableHoldsDescriptor(const clang::CXXRecordDecl *RD, unsigned Depth);
   bool constMethodOnlyReads(const clang::CXXMethodDecl *M, unsigned Depth);
   std::map<std::pair<const clang::FunctionDecl *, unsigned>, bool> KeepMemo;

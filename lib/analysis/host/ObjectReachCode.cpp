@@ -5,6 +5,7 @@
 #include "ObjectReach.h"
 
 #include "../core/CudaApi.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 
 using namespace clang;
@@ -448,8 +449,93 @@ const Stmt *ObjectReach::libraryWriteBetween(const Stmt *CopyTop, const Stmt *En
           A->IgnoreParenImpCasts()->isNullPointerConstant(
               Ctx, Expr::NPC_ValueDependentIsNotNull) == Expr::NPCK_NotNull)
         return S;
+    if (changesHolder(Call))
+      return S;
   }
   return nullptr;
+}
+
+/// A library function that gives a name of what an object holds and
+/// changes nothing itself (`std::get`, `*o`, `a[i]`, `w.get()`): a write
+/// through what it returns is one writeThroughBetween sees.
+static bool isLibraryAccessor(const FunctionDecl *F) {
+  if (isa<CXXConversionDecl>(F))
+    return true;
+  if (F->isOverloadedOperator())
+    return llvm::is_contained({OO_Star, OO_Arrow, OO_Subscript, OO_EqualEqual, OO_ExclaimEqual,
+                               OO_Less, OO_LessEqual, OO_Greater, OO_GreaterEqual},
+                              F->getOverloadedOperator());
+  if (!F->getDeclName().isIdentifier())
+    return false;
+  return llvm::is_contained({"get", "value", "front", "back", "data", "begin", "end", "at",
+                             "size", "empty", "has_value"},
+                            F->getName());
+}
+
+/// May an object of type \p T hold a name through which a descriptor can
+/// be written (a non-const reference to one, a pointer to one, to `void`
+/// or to bytes): a library holder whose template arguments say so
+/// (`std::tuple<CUtensorMap &, int>`, `std::pair<CUtensorMap *, int>`), or
+/// a class with such a member?
+bool ObjectReach::mayHoldDescriptorName(QualType T, unsigned Depth) {
+  if (T.isNull() || Depth > 4)
+    return false;
+  if (T->isReferenceType()) {
+    QualType P = T.getNonReferenceType();
+    if (!P.isConstQualified() && (containsTensorMap(P) || P->isDependentType()))
+      return true;
+    T = P;
+  }
+  if (T->isPointerType()) {
+    QualType P = T->getPointeeType();
+    return !P.isConstQualified() && (P->isVoidType() || P->isCharType() ||
+                                     containsTensorMap(P) || P->isDependentType());
+  }
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD || !RD->hasDefinition())
+    return false;
+  if (const auto *TS = dyn_cast<ClassTemplateSpecializationDecl>(RD))
+    for (const TemplateArgument &A : TS->getTemplateArgs().asArray()) {
+      if (A.getKind() == TemplateArgument::Type && mayHoldDescriptorName(A.getAsType(), Depth + 1))
+        return true;
+      if (A.getKind() == TemplateArgument::Pack)
+        for (const TemplateArgument &E : A.pack_elements())
+          if (E.getKind() == TemplateArgument::Type &&
+              mayHoldDescriptorName(E.getAsType(), Depth + 1))
+            return true;
+    }
+  for (const FieldDecl *F : RD->fields())
+    if (mayHoldDescriptorName(F->getType(), Depth + 1))
+      return true;
+  return false;
+}
+
+/// Does library call \p Call change an object that may hold a name of a
+/// descriptor (issue 41: `t = std::make_tuple(o, 1)` with `t` a
+/// `std::tuple<CUtensorMap &, int>` writes the descriptor `t` was made
+/// from): a non-const method other than an accessor called on it, or the
+/// object given by non-const reference (`std::swap(t, u)`)?
+bool ObjectReach::changesHolder(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || isLibraryAccessor(Callee))
+    return false;
+  if (const auto *M = dyn_cast<CXXMethodDecl>(Callee); M && !M->isStatic() && !M->isConst()) {
+    const Expr *Object = nullptr;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      Object = MC->getImplicitObjectArgument();
+    else if (isa<CXXOperatorCallExpr>(Call) && Call->getNumArgs() > 0)
+      Object = Call->getArg(0);
+    if (Object && mayHoldDescriptorName(Object->getType(), 0))
+      return true;
+  }
+  unsigned First = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
+  for (unsigned I = First; I < Call->getNumArgs() && I - First < Callee->getNumParams(); ++I) {
+    QualType P = Callee->getParamDecl(I - First)->getType();
+    if (P->isReferenceType() && !P.getNonReferenceType().isConstQualified() &&
+        mayHoldDescriptorName(Call->getArg(I)->getType(), 0))
+      return true;
+  }
+  return false;
 }
 
 const Stmt *ObjectReach::concurrentCodeBefore(const Stmt *End, const FunctionDecl *Fn,

@@ -26,7 +26,9 @@ sequence of
                 std::fill_n and std::copy. Half the programs use only the
                 plain names and writers: PLAIN_WRITES. A quarter of the
                 plain assignments are spelled through a `const` name cast
-                back: CONST_RESPELLINGS)
+                back: CONST_RESPELLINGS; a quarter of the rest through a
+                library holder of a reference, assigned or swapped:
+                HOLDER_RESPELLINGS)
   device-write  a word of d (DEVICE_WRITES: cudaMemset, a kernel given d, a
                 one-word cudaMemcpy, a memset behind a function pointer)
                 (a copy, a device write and a launch each reach d through
@@ -254,8 +256,21 @@ CONST_RESPELLINGS = {
     "const-pointer": ("", "  const CUtensorMap *cp_{n} = &h_{n};\n",
                       "((CUtensorMap *)cp_{n})->opaque[{w}] = {v:#x}ull;"),
 }
+# Spellings of a plain word write through a library holder of a reference
+# to the map, which writes it when the holder itself is assigned or swapped
+# (issue 41: the holder's operator= is library code, and no statement names
+# the map). Each writes the word as `assign` does; a quarter of the `assign`
+# writes the const spellings leave get one, by an RNG of their own.
+HOLDER_RESPELLINGS = {
+    "holder-assign": ("", "  std::tuple<CUtensorMap &> th_{n}{{h_{n}}};\n",
+                      "{{ CUtensorMap t = h_{n}; t.opaque[{w}] = {v:#x}ull; th_{n} = std::tie(t); }}"),
+    "holder-swap": ("", "  std::pair<CUtensorMap &, int> ph_{n}{{h_{n}, 0}};\n",
+                    "{{ CUtensorMap t = h_{n}; t.opaque[{w}] = {v:#x}ull; std::pair<CUtensorMap &, int> pt{{t, 0}}; "
+                    "ph_{n}.swap(pt); }}"),
+}
 HOST_WRITES.update(CONST_RESPELLINGS)
-CHOSEN_WRITES = [k for k in HOST_WRITES if k not in CONST_RESPELLINGS]
+HOST_WRITES.update(HOLDER_RESPELLINGS)
+CHOSEN_WRITES = [k for k in HOST_WRITES if k not in CONST_RESPELLINGS and k not in HOLDER_RESPELLINGS]
 # The writers and names of half the programs: each row of the others makes
 # most programs that use it refused, and a refused program tells nothing
 # about the rewrites.
@@ -379,7 +394,8 @@ class Program:
         self.body = [("copy", "h", "d", "cudaMemcpy")] + self.block(0, rng.randint(2, 8), False, False)
         if not self.sites:
             self.body.append(self.launch())
-        self.body = self.respell(self.body, random.Random(self.seed * 7919 + 1))
+        self.body = self.respell(self.body, random.Random(self.seed * 7919 + 1), CONST_RESPELLINGS)
+        self.body = self.respell(self.body, random.Random(self.seed * 7919 + 2), HOLDER_RESPELLINGS)
         del self.rng
         self.launches = []
         self.slots = []  # where each launch writes, numbered within its pack
@@ -431,16 +447,16 @@ class Program:
         what a tool that cannot know the gates may rewrite."""
         return all(self.correct)
 
-    def respell(self, block, alt):
+    def respell(self, block, alt, spellings):
         """The block with a quarter of its `assign` writes (in nested blocks
-        too) spelled through a `const` name (CONST_RESPELLINGS), chosen by alt."""
+        too) spelled one of the ways of spellings, chosen by alt."""
         out = []
         for st in block:
             if st[0] == "write" and st[1] == "assign":
                 if alt.randrange(4) == 0:
-                    st = (st[0], alt.choice(sorted(CONST_RESPELLINGS))) + st[2:]
+                    st = (st[0], alt.choice(sorted(spellings))) + st[2:]
             else:
-                st = tuple(self.respell(x, alt) if isinstance(x, list) else x for x in st)
+                st = tuple(self.respell(x, alt, spellings) if isinstance(x, list) else x for x in st)
             out.append(st)
         return out
 

@@ -20,6 +20,9 @@ public:
   HostBuffers(PassContext &P, Launchers &LauncherFlow, ObjectReach &Reach)
       : PassComponent(P), LauncherFlow(LauncherFlow), Reach(Reach) {}
 
+  /// The object proof the buffers' own questions use (ObjectReach.h).
+  ObjectReach &reach() { return Reach; }
+
   DeviceBuffer &bufferFacts(BufferStorage S, const clang::FunctionDecl *Fn);
   /// How the buffer is spelled in messages: `d`, `plan.device`.
   static std::string storageName(BufferStorage S);

@@ -5,6 +5,7 @@
 #include "HostBuffers.h"
 #include "HostRefs.h"
 #include "LaunchArgs.h"
+#include "ObjectReach.h"
 #include "Launchers.h"
 #include "UploadHelpers.h"
 
@@ -335,6 +336,7 @@ FlowAnswer LaunchArgs::traceDeviceCopy(const LaunchArg &A, BufferStorage S, cons
       {dyn_cast<CallExpr>(Launch), A.Fn}};
   for (const CopyInfo &C : Pass.BufferCopies[S])
     Ops.push_back({C.Call, A.Fn});
+  appendChangeOps(S, Launch, A.Fn, Ops);
   if (std::optional<Blocker> Why =
           Buffers.deferredReadBlocker(Reaching->Call, Reaching->Top, Pass.BufferCopies[S].size(),
                                       Name, A.Fn, deviceChange(S), Pass.firstHeld(Ops),
@@ -367,6 +369,56 @@ const Stmt *LaunchArgs::deviceChange(BufferStorage S) {
     if (!Pass.ForeignLauncherArgs.count(O))
       return O;
   return nullptr;
+}
+
+/// The operations of the other uses of \p S that may change the device
+/// copy (deviceChange's), for the question whether any runs on a stream that
+/// may be held (issue 41: `cudaMemsetAsync(d, 0, 8, s)` written before the
+/// copy runs when `s` is let go, after it).
+void LaunchArgs::appendChangeOps(BufferStorage S, const Stmt *Launch, const FunctionDecl *Fn,
+                                 std::vector<std::pair<const CallExpr *, const FunctionDecl *>> &Ops) {
+  if (auto Leak = Pass.BufferLeaks.find(S); Leak != Pass.BufferLeaks.end())
+    appendOpsOfUse(Leak->second.first, Launch, Fn, Ops, 0);
+  for (const Stmt *O : Pass.BufferOtherUses[S])
+    if (!Pass.ForeignLauncherArgs.count(O))
+      appendOpsOfUse(O, Launch, Fn, Ops, 0);
+}
+
+/// The work that use \p U of the device copy's pointer may enqueue.
+/// Work enqueued after \p Launch (and not again before it, in a loop) may
+/// run after the kernel, the schedule the rewrite keeps. A use inside a
+/// call of \p Fn is that call's (a kernel, the CUDA API, a function of the
+/// user's); one that initialises a local (`CUtensorMap *a[1] = {d};`, `auto
+/// &q = d;`) is the uses of that local, followed a few names deep; any
+/// other (a name kept elsewhere, a use in another function) may lead to
+/// work on any stream, so it counts as held wherever something may hold one.
+void LaunchArgs::appendOpsOfUse(const Stmt *U, const Stmt *Launch, const FunctionDecl *Fn,
+                                std::vector<std::pair<const CallExpr *, const FunctionDecl *>> &Ops,
+                                unsigned Depth) {
+  if (!isAncestor(Fn->getBody(), U, Fn)) {
+    Ops.push_back({nullptr, Fn});
+    return;
+  }
+  if (!Buffers.reach().beforeEnd(U, Launch, Fn))
+    return;
+  const Stmt *P = parent(Fn, U);
+  for (; P; P = parent(Fn, P)) {
+    if (const auto *Call = dyn_cast<CallExpr>(P)) {
+      Ops.push_back({Call, Fn});
+      return;
+    }
+    if (isa<CompoundStmt>(P) || isa<DeclStmt>(P))
+      break;
+  }
+  const auto *DS = dyn_cast_or_null<DeclStmt>(P);
+  const auto *V = DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
+  if (!V || !V->hasLocalStorage() || V->isStaticLocal() || isa<ParmVarDecl>(V) || Depth > 3) {
+    Ops.push_back({nullptr, Fn});
+    return;
+  }
+  if (auto Refs = index(Fn).Refs.find(V); Refs != index(Fn).Refs.end())
+    for (const DeclRefExpr *R : Refs->second)
+      appendOpsOfUse(R, Launch, Fn, Ops, Depth + 1);
 }
 
 /// A local variable of the function (or a field of one): only that

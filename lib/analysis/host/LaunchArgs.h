@@ -81,6 +81,11 @@ private:
   const clang::Stmt *deviceChange(BufferStorage S);
   static bool localStorage(BufferStorage S);
   bool onOneStream(BufferStorage S, const clang::Stmt *Launch, const clang::FunctionDecl *Fn);
+  void appendOpsOfUse(const clang::Stmt *U, const clang::Stmt *Launch, const clang::FunctionDecl *Fn,
+                      std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> &Ops,
+                      unsigned Depth);
+  void appendChangeOps(BufferStorage S, const clang::Stmt *Launch, const clang::FunctionDecl *Fn,
+                       std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> &Ops);
   bool onLegacyStream(BufferStorage S, const clang::Stmt *Launch);
   FlowAnswer traceDeviceCopy(const LaunchArg &A, BufferStorage S, const clang::Expr *Spelled,
                              LaunchSite &LS);

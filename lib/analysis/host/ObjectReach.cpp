@@ -77,6 +77,11 @@ ObjectUse ObjectReach::argumentUse(const CallExpr *Call, const Stmt *Cur, bool P
     // A kernel cannot keep a pointer past its run; host storage it cannot
     // reach. A device copy it is given is another use of that copy.
     return make(DevicePointer ? Effect::Write : Effect::Escape, Call, Name);
+  // A stream callback's user data is handed to the callback, which runs
+  // when the stream reaches it, after later statements: kept, not used at
+  // the call (issue 41).
+  if (const CudaApi *Api = cudaApiOf(Call); Api && Api->Role == ApiRole::HostCallback)
+    return make(Effect::Escape, Call, Name);
   unsigned First = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
   int Param = -1;
   for (unsigned I = 0; I < Call->getNumArgs(); ++I)

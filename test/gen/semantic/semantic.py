@@ -396,6 +396,7 @@ class Program:
             self.body.append(self.launch())
         self.body = self.respell(self.body, random.Random(self.seed * 7919 + 1), CONST_RESPELLINGS)
         self.body = self.respell(self.body, random.Random(self.seed * 7919 + 2), HOLDER_RESPELLINGS)
+        self.body = self.patch_pokes(self.body, random.Random(self.seed * 7919 + 3))
         del self.rng
         self.launches = []
         self.slots = []  # where each launch writes, numbered within its pack
@@ -457,6 +458,23 @@ class Program:
                     st = (st[0], alt.choice(sorted(spellings))) + st[2:]
             else:
                 st = tuple(self.respell(x, alt, spellings) if isinstance(x, list) else x for x in st)
+            out.append(st)
+        return out
+
+    def patch_pokes(self, block, alt):
+        """The block with half of its held kernel pokes of the device copy
+        made as a one-word cudaMemcpyAsync on the held stream from
+        page-locked memory that keeps the word ("held-patch"): the same
+        write at the same time, made by the CUDA API where the poke is a
+        kernel (issue 41: a write enqueued on the held stream before a copy
+        runs after it). By an RNG of its own, so no other choice moves."""
+        out = []
+        for st in block:
+            if st[0] == "held-poke":
+                if alt.randrange(2) == 0:
+                    st = ("held-patch",) + st[1:]
+            else:
+                st = tuple(self.patch_pokes(x, alt) if isinstance(x, list) else x for x in st)
             out.append(st)
         return out
 
@@ -614,7 +632,7 @@ class Program:
                 # its call; the device copy changes when the stream runs it.
                 env["s"] = env["p"]
                 env["queue"].append(st)
-            elif st[0] in ("held-poke", "held-callback"):
+            elif st[0] in ("held-poke", "held-patch", "held-callback"):
                 env["queue"].append(st)
             elif st[0] == "graph":
                 # The captured launch's arguments are taken at the capture;
@@ -667,7 +685,7 @@ class Program:
         for st in env["queue"]:
             if st[0] == "held-copy":
                 env["d"] = env["p"]
-            elif st[0] == "held-poke":
+            elif st[0] in ("held-poke", "held-patch"):
                 _, w, v, _ = st
                 env["d"] = env["d"][:w] + (v,) + env["d"][w + 1:]
             elif st[0] == "held-callback":
@@ -722,6 +740,13 @@ class Program:
             elif st[0] == "held-poke":
                 _, w, v, dn = st
                 lines.append(f"{pad}poke_{n}<<<1, 1, 0, st_{n}>>>({self.spell(dn)}, {w}, {v:#x}ull);")
+            elif st[0] == "held-patch":
+                # Page-locked memory that keeps the word: the copy reads it
+                # when the stream runs it, and nothing changes it after.
+                _, w, v, dn = st
+                lines.append(f"{pad}{{ unsigned long long *pw = nullptr; cudaMallocHost(&pw, sizeof *pw); "
+                             f"*pw = {v:#x}ull; cudaMemcpyAsync(&{self.spell(dn)}->opaque[{w}], pw, sizeof *pw, "
+                             f"cudaMemcpyHostToDevice, st_{n}); }}")
             elif st[0] == "held-launch":
                 lines.append(f"{pad}k_{n}<<<1, 1, 0, st_{n}>>>({self.spell(st[2])}, out, slot_{n}++);"
                              f"  // site {st[1]}")
@@ -918,6 +943,8 @@ def dimensions(program):
             found.add("device write " + st[1])
         elif st[0] == "held-poke":
             found.add("device write kernel")
+        elif st[0] == "held-patch":
+            found.add("device write held copy")
         if st[0].startswith("held"):
             found.add("held")
         elif st[0] == "graph":

@@ -29,6 +29,8 @@ bool isCallableType(QualType T) {
   return false;
 }
 
+static bool givenCallable(const CallExpr *Call, const CudaApi *Api);
+
 bool ObjectReach::mayRunUserCode(const Stmt *S, bool DeviceToo) {
   if (const auto *CE = dyn_cast<CXXConstructExpr>(S)) {
     const CXXConstructorDecl *C = CE->getConstructor();
@@ -95,16 +97,26 @@ bool ObjectReach::callMayWrite(const CallExpr *Call, bool DeviceToo, bool Global
     return true;
   if (!ST.inSystemHeader(Callee->getLocation()))
     return functionMayWrite(Callee, Depth + 1, DeviceToo);
-  // The CUDA API takes kernels as function pointers (occupancy queries,
-  // attributes, launches); only its host-callback calls run host code.
-  bool TakesKernels = Callee->getName().starts_with("cu") &&
+  if (givenCallable(Call, Api))
+    return true;
+  for (const Expr *A : Call->arguments())
+    if (mayWriteDescriptorThrough(A) && (!GlobalsOnly || readsNonLocal(A)))
+      return true;
+  return false;
+}
+
+/// Is library call \p Call (its API row \p Api, if any) given a callable
+/// it may run? The CUDA API takes kernels as function pointers (occupancy
+/// queries, attributes, launches); only its host-callback calls run host
+/// code.
+static bool givenCallable(const CallExpr *Call, const CudaApi *Api) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  bool TakesKernels = Callee && Callee->getName().starts_with("cu") &&
                       !(Api && Api->Role == ApiRole::HostCallback);
   for (const Expr *A : Call->arguments()) {
     QualType AT = A->IgnoreParenImpCasts()->getType();
     bool KernelPointer = TakesKernels && (AT->isFunctionPointerType() || AT->isFunctionType());
     if (isCallableType(AT) && !KernelPointer)
-      return true;
-    if (mayWriteDescriptorThrough(A) && (!GlobalsOnly || readsNonLocal(A)))
       return true;
   }
   return false;
@@ -183,12 +195,8 @@ bool ObjectReach::callHonoursConst(const CallExpr *Call, unsigned Depth) {
     return false;
   if (!ST.inSystemHeader(Callee->getLocation()))
     return true; // its body, callables and all, was walked
-  bool TakesKernels = Callee->getName().starts_with("cu");
-  for (const Expr *A : Call->arguments()) {
-    QualType AT = A->IgnoreParenImpCasts()->getType();
-    if (isCallableType(AT) && !(TakesKernels && (AT->isFunctionPointerType() || AT->isFunctionType())))
-      return false;
-  }
+  if (givenCallable(Call, cudaApiOf(Call)))
+    return false;
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
     return !isCallableType(MC->getImplicitObjectArgument()->getType());
   return true;

@@ -102,9 +102,10 @@ const std::vector<CudaApi> &table() {
       memory("cuMemFree", ApiRole::Free, 0),
       memory("cuMemFreeAsync", ApiRole::Free, 0),
       // Other writes of device memory: through a pointer that may reach a
-      // device copy, they change it.
-      memory("cudaMemset", ApiRole::DeviceWrite, 0),
-      memory("cudaMemsetAsync", ApiRole::DeviceWrite, 0),
+      // device copy, they change it. Where the size is a byte count, it is
+      // SizeArg: a write of part of a device copy is bounded by it.
+      memory("cudaMemset", ApiRole::DeviceWrite, 0, -1, 2),
+      memory("cudaMemsetAsync", ApiRole::DeviceWrite, 0, -1, 2),
       memory("cudaMemset2D", ApiRole::DeviceWrite, 0),
       memory("cudaMemset2DAsync", ApiRole::DeviceWrite, 0),
       memory("cudaMemset3D", ApiRole::DeviceWrite, 0),
@@ -113,10 +114,10 @@ const std::vector<CudaApi> &table() {
       memory("cudaMemcpy3DAsync", ApiRole::DeviceWrite, -1),
       memory("cudaMemcpyPeer", ApiRole::DeviceWrite, 0),
       memory("cudaMemcpyPeerAsync", ApiRole::DeviceWrite, 0),
-      memory("cuMemsetD8", ApiRole::DeviceWrite, 0),
+      memory("cuMemsetD8", ApiRole::DeviceWrite, 0, -1, 2),
       memory("cuMemsetD16", ApiRole::DeviceWrite, 0),
       memory("cuMemsetD32", ApiRole::DeviceWrite, 0),
-      memory("cuMemsetD8Async", ApiRole::DeviceWrite, 0),
+      memory("cuMemsetD8Async", ApiRole::DeviceWrite, 0, -1, 2),
       memory("cuMemsetD16Async", ApiRole::DeviceWrite, 0),
       memory("cuMemsetD32Async", ApiRole::DeviceWrite, 0),
       memory("cuMemcpy", ApiRole::DeviceWrite, 0),

@@ -397,9 +397,12 @@ bool DeviceStorage::classifyPartialWrite(Group &G, const StorageNode &N, const C
   const CudaApi *Api = cudaApiOf(Call);
   std::string Name = "'" + N.Name + "'";
   bool Memset = Api->Name == "cudaMemset", Memcpy = Api->Name == "cudaMemcpy";
-  if (!Memset && !Memcpy)
+  if (!Memset && !Memcpy) {
+    if (G.ValueForm && Api->streamOrdered())
+      return classifyQueuedPartialWrite(G, N, Call, Dest, Offset, R);
     return refuse(G, Call, Name + " is written here by '" + Api->Name.str() +
                                "', a write the tool does not turn into a host write");
+  }
   if (Call->getNumArgs() < (Memset ? 3u : 4u) || Call->getArg(Api->Dest) != Dest)
     return refuse(G, Call, Name + " is used here in a way the tool does not follow");
   // The host writes at the call what the device copy holds once the call's
@@ -435,6 +438,35 @@ bool DeviceStorage::classifyPartialWrite(Group &G, const StorageNode &N, const C
   G.Partials.push_back({Call, R.Fn, Offset, Memset ? "memset" : "memcpy", SideEffects ? "" : Rest});
   addUse(G, HostUseKind::Copy, Call, R, (Memset ? "memset(" : "memcpy(") + Args + ")",
          Api->Name.str() + " of part of " + Name);
+  return !G.Why;
+}
+
+bool DeviceStorage::classifyQueuedPartialWrite(Group &G, const StorageNode &N,
+                                                const CallExpr *Call, const Expr *Dest,
+                                                uint64_t Offset, const StorageRef &R) {
+  const CudaApi *Api = cudaApiOf(Call);
+  std::string Name = "'" + N.Name + "'";
+  // Its bytes, to bound the write: one call of the stream's writes the
+  // table gives a byte count.
+  Expr::EvalResult Size;
+  if (Api->SizeArg < 0 || Call->getNumArgs() <= unsigned(Api->SizeArg) ||
+      Call->getArg(Api->Dest) != Dest)
+    return refuse(G, Call, Name + " is written here by '" + Api->Name.str() +
+                               "', a write the tool does not turn into a host write");
+  if (!Call->getArg(Api->SizeArg)->EvaluateAsInt(Size, Ctx) || Size.Val.getInt().isNegative() ||
+      Offset + Size.Val.getInt().getZExtValue() > 128)
+    return refuse(G, Call, "this " + Api->Name.str() + " of " + Name +
+                               " may write outside the CUtensorMap it points to");
+  // It lands when its stream runs it, with what its source then holds: the
+  // value form leaves it on the device copy, like a kernel that writes it,
+  // and no launch that passes the value may be made once it may have
+  // landed, unless a copy that runs at its call comes between (valueForm,
+  // and the stream-time check for a held one).
+  noteWrite(G, Call, R.Fn);
+  G.PartialWrites = true;
+  G.Partials.push_back({Call, R.Fn, Offset, "", ""});
+  addUse(G, HostUseKind::Copy, Call, R, "",
+         Api->Name.str() + " of part of " + Name + ", left on the device copy");
   return !G.Why;
 }
 

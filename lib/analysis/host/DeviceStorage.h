@@ -559,6 +559,12 @@ private:
   /// or `memcpy` with the same arguments.
   bool classifyPartialWrite(Group &G, const StorageNode &N, const clang::CallExpr *Call,
                             const clang::Expr *Dest, uint64_t Offset, const StorageRef &R);
+  /// The value form's part of classifyPartialWrite: a stream-ordered write
+  /// of part of the device copy (`cudaMemcpyAsync(&d->opaque[3], pin, 8,
+  /// ...)`, `cudaMemsetAsync`), which lands when its stream runs it and
+  /// stays on the device copy; refused outside the value form.
+  bool classifyQueuedPartialWrite(Group &G, const StorageNode &N, const clang::CallExpr *Call,
+                                  const clang::Expr *Dest, uint64_t Offset, const StorageRef &R);
   /// `d->opaque`, `&d->opaque[c]`: the sub-object of the map that \p ME
   /// names, given to a partial write; refused otherwise.
   bool classifyMapWord(Group &G, const StorageNode &N, const clang::MemberExpr *ME,
@@ -633,7 +639,8 @@ struct DeviceStorage::Group {
   /// (classifyPartialWrite), with the host call that makes the same write
   /// on a map, its destination left to fill in: the callee and the
   /// arguments after the destination, or empty where an argument has side
-  /// effects (the value form then cannot repeat it).
+  /// effects (the value form then cannot repeat it). A write its stream
+  /// makes later (classifyQueuedPartialWrite) has neither.
   struct Partial {
     const clang::CallExpr *Call;
     const clang::FunctionDecl *Fn;

@@ -771,6 +771,8 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
   if (!G.Why && !Uncalled && (G.Allocs == 0 || G.Copies == 0))
     refuse(G, Arg, G.Allocs ? "no host-to-device copy of a CUtensorMap into '" + G.R.Name + "' is seen"
                             : "no cudaMalloc of '" + G.R.Name + "' is seen");
+  if (!G.Why && G.ValueForm)
+    findLateCopies(G);
   if (!G.Why)
     copiedOnceForOtherStreams(G);
   if (!G.Why && !G.PointerCopies.empty())

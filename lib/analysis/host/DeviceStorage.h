@@ -285,6 +285,17 @@ private:
   /// the copy's stream but one that stores what `*pin` holds at the call
   /// (sameStagedValue). False (refused) otherwise.
   bool pointerCopiesReadAtCall(Group &G);
+  /// The value form's whole copies of the group's function that land
+  /// after every launch (landsAfterEveryLaunch), into G.LateCopies: what
+  /// they copy no launch reads, so neither their order with other work nor
+  /// when they read their source matters. None in a unit with a graph,
+  /// and none unless every held whole copy of the group is one.
+  void findLateCopies(Group &G);
+  /// Is \p W, an operation of \p Main, held behind a hold that only known
+  /// stores let go (HoldReleases), where no launch of the group is held,
+  /// and every launch of the group is made before any release that may let
+  /// \p W go on every path (none may be made after one)?
+  bool landsAfterEveryLaunch(Group &G, const clang::FunctionDecl *Main, const clang::CallExpr *W);
   /// Does write \p W of `*pin` (`*pin = m;`), made after the copy \p Copy
   /// from `pin` in \p Fn, store what `*pin` holds at the copy's call: every
   /// write of it (\p Writes) last before the copy is `*pin = m;` of the
@@ -648,6 +659,10 @@ struct DeviceStorage::Group {
     std::string Callee, Rest;
   };
   std::vector<Partial> Partials;
+  /// The value form's whole copies that land after every launch of the
+  /// group (findLateCopies): held until a release no launch follows, they
+  /// stay on the device copy, and the value does not take them.
+  std::set<const clang::CallExpr *> LateCopies;
   /// The uses no row classifies (a call through a pointer, a function
   /// whose body is not seen), with their functions: each may write the
   /// device copy at any time after it, on any stream. Only the value form,

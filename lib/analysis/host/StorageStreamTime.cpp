@@ -184,10 +184,14 @@ std::optional<std::pair<const Stmt *, std::string>> DeviceStorage::heldWorkDisag
         return No(At, "this " + What(A) + " is enqueued on a stream that may be held" + Hold +
                           " and may still wait when '" + Main->getNameAsString() + "' returns, which " +
                           Name + " outlives: the next call's operations on it may run first");
+      // A copy that lands after every launch: no launch reads it, nor the
+      // order it lands in with other writes.
+      if (G.LateCopies.count(A.Op->Call))
+        continue;
       if (A.Op->Launch && Releases && readsAtRelease(G, Main, A.Op->Call, *Releases, Waits))
         continue;
       for (const Placed &B : Ops) {
-        if (&A == &B || !(A.Writes || B.Writes))
+        if (&A == &B || !(A.Writes || B.Writes) || G.LateCopies.count(B.Op->Call))
           continue;
         // One stream runs its work in the order it is enqueued.
         if (A.Stream && B.Stream && *A.Stream == *B.Stream)
@@ -472,8 +476,55 @@ const VarDecl *DeviceStorage::copiedMap(Group &G, const FunctionDecl *Main, cons
   return Source;
 }
 
+void DeviceStorage::findLateCopies(Group &G) {
+  const FunctionDecl *Main = valueFormScope(G);
+  if (!Main || !Idx->GraphCalls.empty() || !In.ReleasesOf || !In.MayBeHeld || !In.ReachesAvoiding)
+    return;
+  for (const Group::WholeCopy &C : G.WholeCopies)
+    if (C.Fn == Main && landsAfterEveryLaunch(G, Main, C.Call))
+      G.LateCopies.insert(C.Call);
+  // All the held copies or none: where some land before a launch, the
+  // value takes every held copy at its call, one rule for the reader (and
+  // for the semantic fuzzer's oracle, which judges one snapshot per map).
+  for (const Group::WholeCopy &C : G.WholeCopies)
+    if (!G.LateCopies.count(C.Call) && In.MayBeHeld(C.Call, C.Fn)) {
+      G.LateCopies.clear();
+      return;
+    }
+}
+
+bool DeviceStorage::landsAfterEveryLaunch(Group &G, const FunctionDecl *Main, const CallExpr *W) {
+  if (!In.MayBeHeld(W, Main))
+    return false;
+  std::optional<std::vector<const Stmt *>> Releases = In.ReleasesOf(W, Main);
+  if (!Releases)
+    return false;
+  // The releases that may let it go: those that may come after it before
+  // a host wait covering its stream.
+  std::vector<const Stmt *> Ran = coveringWaits(Main, streamIn(Main, W, Main));
+  std::vector<const Stmt *> From;
+  for (const Stmt *R : *Releases)
+    if (In.ReachesAvoiding(W, R, Ran, Main))
+      From.push_back(R);
+  if (From.empty())
+    return false;
+  for (const Group::Op &L : G.Ops) {
+    if (!L.Launch)
+      continue;
+    std::vector<const Stmt *> Anchors = anchorsIn(Main, L.Call, L.Fn);
+    if (Anchors.empty() || In.MayBeHeld(L.Call, L.Fn))
+      return false;
+    for (const Stmt *At : Anchors)
+      if (llvm::any_of(From, [&](const Stmt *R) { return In.ReachesAvoiding(R, At, {}, Main); }))
+        return false;
+  }
+  return true;
+}
+
 bool DeviceStorage::pointerCopiesReadAtCall(Group &G) {
   for (const Group::PointerCopy &PC : G.PointerCopies) {
+    if (G.LateCopies.count(PC.Call))
+      continue; // what it reads, no launch reads
     const VarDecl *P = PC.Source;
     std::string Name = "'" + P->getNameAsString() + "'";
     const CudaApi *CopyApi = cudaApiOf(PC.Call);

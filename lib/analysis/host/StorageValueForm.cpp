@@ -174,7 +174,8 @@ bool DeviceStorage::valueForm(Group &G) {
   for (const Group::WholeCopy &C : G.WholeCopies) {
     if (!isa_and_nonnull<CompoundStmt>(parent(Main, C.Call)) || !Within(C.Call))
       return Refuse(C.Call, "this copy is not a statement of its own in the allocated variable's block");
-    Whole.insert(C.Call);
+    if (!G.LateCopies.count(C.Call))
+      Whole.insert(C.Call);
   }
   // A write of part of the device copy by the host's API that runs at its
   // call is made again on the value right after it: what the launches
@@ -260,8 +261,12 @@ bool DeviceStorage::valueForm(Group &G) {
   // after each whole copy, the assignment of what it copies; the launches
   // pass the value; the value declared after the allocated variable.
   std::map<SourcePoint, const Group::WholeCopy *> CopyAt;
+  std::set<SourcePoint> LateAt;
   for (const Group::WholeCopy &C : G.WholeCopies)
-    CopyAt[ST.point(C.Call->getBeginLoc())] = &C;
+    if (G.LateCopies.count(C.Call))
+      LateAt.insert(ST.point(C.Call->getBeginLoc()));
+    else
+      CopyAt[ST.point(C.Call->getBeginLoc())] = &C;
   std::map<SourcePoint, const Group::Partial *> PartialAt;
   for (const auto &[Call, P] : Repeated)
     PartialAt[ST.point(Call->getBeginLoc())] = P;
@@ -291,6 +296,10 @@ bool DeviceStorage::valueForm(Group &G) {
         return Refuse(W.Call, "the end of this write's statement is not found");
       U.Removal.push_back(*E);
       U.What += " (kept: '" + Value + "' takes the same write)";
+      continue;
+    }
+    if (U.Kind == HostUseKind::Copy && LateAt.count(U.Where)) {
+      U.What += " (kept: it lands after every launch, and '" + Value + "' does not take it)";
       continue;
     }
     if (U.Kind != HostUseKind::Copy || C == CopyAt.end())

@@ -65,11 +65,14 @@ end, a jump, a return; the last declared first), a device write changes D
 (and S, where the host can make the same write on a snapshot at the call:
 a memset or synchronous copy of a word, HOST_REPEATABLE; a held copy
 from the staging map sets S at its call, where the retargeted `*d = *pin`
-runs, and D when the stream runs it),
+runs, and D when the stream runs it; L, the value form's value where it
+leaves such copies on the device copy as landing after every launch, is S
+but for them),
 and a launch records what the kernel reads in the original (D; a held
 launch's when the stream is released, a captured one's at the replay), what
 a by-value launch would read (H or O at the launch call) and what a
-snapshot would read (the copy taken where D was last copied into: S).
+snapshot would read (the copy taken where D was last copied into: S; the
+value form's, L, where its text assigns the value after no held copy).
 
 The oracle reads each launch's form from the tool's JSON report (the
 descriptor's `launches[]`, found by line: by value with the host map it
@@ -435,7 +438,7 @@ class Program:
         """For each launch statement (site), the forms (by value with a
         host map, the snapshot) that read what the original does on every
         run checked: this run's and those of runs_of_gates."""
-        ok = [{"h", "o", "p", "snapshot"} for _ in range(self.sites)]
+        ok = [{"h", "o", "p", "snapshot", "late"} for _ in range(self.sites)]
         self.unseen = False
         for run in [self.launches] + [self.records_under(g) for g in self.runs_of_gates()]:
             for l in run:
@@ -445,8 +448,11 @@ class Program:
 
     def statically_safe(self):
         """Every launch statement has a form that is right on every run:
-        what a tool that cannot know the gates may rewrite."""
-        return all(self.correct)
+        what a tool that cannot know the gates may rewrite. The value
+        form's late snapshot (L) only judges a rewrite that passes it: the
+        safe programs, and so issue 41's measure, stay those a by-value
+        form or the snapshot S serves."""
+        return all(c - {"late"} for c in self.correct)
 
     def respell(self, block, alt, spellings):
         """The block with a quarter of its `assign` writes (in nested blocks
@@ -580,7 +586,7 @@ class Program:
         """One stream, so stream order is execution order: H and O are the
         host maps, D the device copy, S what the last copy into D read (the
         value a snapshot taken at that copy holds)."""
-        env = {"h": fill(self.seed), "o": fill(self.other_seed), "d": None, "s": None}
+        env = {"h": fill(self.seed), "o": fill(self.other_seed), "d": None, "s": None, "l": None}
         env["p"] = env["h"]  # the pinned staging map, a copy of h when made
         env["queue"] = []  # work on the held stream, run when it is released
         # The device copy has been handed to a function the tool cannot see
@@ -607,7 +613,7 @@ class Program:
     def run_statements(self, block, env, at_end):
         for st in block:
             if st[0] == "copy":
-                env["d"] = env["s"] = env[st[1]]
+                env["d"] = env["s"] = env["l"] = env[st[1]]
             elif st[0] == "write" and st[1] in AT_BLOCK_END:
                 at_end.append(st)
             elif st[0] == "write":
@@ -618,6 +624,7 @@ class Program:
                 env["d"] = env["d"][:w] + (word,) + env["d"][w + 1:]
                 if how in HOST_REPEATABLE:
                     env["s"] = env["s"][:w] + (word,) + env["s"][w + 1:]
+                    env["l"] = env["l"][:w] + (word,) + env["l"][w + 1:]
                 if how in UNSEEN_WRITES:
                     env["unseen"] = True
             elif st[0] == "held":
@@ -630,6 +637,8 @@ class Program:
             elif st[0] == "held-copy":
                 # The retargeted copy (`*d = *pin`) reads the staging map at
                 # its call; the device copy changes when the stream runs it.
+                # The value form's value does not take a held copy that
+                # lands after every launch (L: the "late" snapshot).
                 env["s"] = env["p"]
                 env["queue"].append(st)
             elif st[0] in ("held-poke", "held-patch", "held-callback"):
@@ -674,6 +683,7 @@ class Program:
         could pass holds at the launch call."""
         record = {"site": site, "original": checksum(env["d"]), "h": checksum(env["h"]),
                   "o": checksum(env["o"]), "p": checksum(env["p"]), "snapshot": checksum(env["s"]),
+                  "late": checksum(env["l"]),
                   "unseen": env["unseen"]}
         self.launches.append(record)
         return record
@@ -866,7 +876,7 @@ class Program:
         what the original does; a wrong rewrite, the value it passes)."""
         def value(l):
             form = forms[l["site"]] if forms and len(forms) == self.sites else "refused"
-            return l[form] if form in ("h", "o", "p", "snapshot") else l["original"]
+            return l[form] if form in ("h", "o", "p", "snapshot", "late") else l["original"]
         return "".join(f"{slot} {value(l):016x}\n" for slot, l in zip(self.slots, self.launches))
 
 
@@ -967,7 +977,30 @@ def forms_of(source, text, report, program):
     said, written = reported_forms(report, program, source), written_forms(text, program)
     if said != written:
         return ["report says " + ", ".join(said) + "; the text, " + ", ".join(written)] * program.sites
-    return said
+    return value_form_late(text, program, said)
+
+
+def value_form_late(text, program, forms):
+    """The value form (`d_N_value` beside the device copy) takes what each
+    copy copies, at its call, except a held copy that lands after every
+    launch, which it leaves on the device copy: where the value form is
+    used and no held copy of the program is followed by the value's
+    assignment, its snapshot is the late one ("late": the model's L, which
+    no held copy sets). Where some are and some are not, the model has no
+    value for it ("value form mixed")."""
+    n = program.n
+    body = re.search(r"static void prog_%d\(.*?\n}\n" % n, text, re.S)
+    body = body.group(0) if body else ""
+    if not re.search(r"(?<![\w.])d_%d_value\d*(?![\w])" % n, body):
+        return forms
+    held = re.findall(r"cudaMemcpyAsync\([^;]*, pin_%d, sizeof\(CUtensorMap\), cudaMemcpyHostToDevice, "
+                      r"st_%d\);(\s*d_%d_value\d* = \*pin_%d;)?" % (n, n, n, n), body)
+    taken = [bool(t) for t in held]
+    if not taken or all(taken):
+        return forms
+    if any(taken):
+        return [("value form mixed" if f == "snapshot" else f) for f in forms]
+    return [("late" if f == "snapshot" else f) for f in forms]
 
 
 def written_forms(text, program):
@@ -1016,7 +1049,8 @@ def form_in(stmt, n):
     return "unknown: " + stmt
 
 
-FORM_NAMES = {"h": "by value", "o": "by value", "p": "by value", "snapshot": "snapshot", "refused": "refused"}
+FORM_NAMES = {"h": "by value", "o": "by value", "p": "by value", "snapshot": "snapshot", "late": "snapshot",
+              "refused": "refused"}
 
 
 def verdicts(program, forms):
@@ -1031,7 +1065,7 @@ def verdicts(program, forms):
     wrong_sites = set()
     for i, l in enumerate(program.launches):
         form = forms[l["site"]]
-        if form in ("h", "o", "p", "snapshot"):
+        if form in ("h", "o", "p", "snapshot", "late"):
             if l[form] != l["original"]:
                 out.append((i, "wrong " + FORM_NAMES[form]))
                 wrong_sites.add(l["site"])
@@ -1047,7 +1081,7 @@ def verdicts(program, forms):
     for i, l in enumerate(program.launches):
         first.setdefault(l["site"], i)
     for site, form in enumerate(forms):
-        if form in ("h", "o", "p", "snapshot") and site not in wrong_sites and form not in program.correct[site]:
+        if form in ("h", "o", "p", "snapshot", "late") and site not in wrong_sites and form not in program.correct[site]:
             out.append((first.get(site, 1000 + site), "wrong " + FORM_NAMES[form] + " on another run"))
     return out
 

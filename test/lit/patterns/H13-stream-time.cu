@@ -321,7 +321,9 @@ void refilled_behind_it(const CUtensorMap &a, const CUtensorMap &b, unsigned lon
 // held until the release lands, in a function whose device copy a kernel
 // writes later: the snapshot cannot make the held copy at its call, and
 // the value form passes what the launch reads, 'd_value' as the copy
-// before it left it; 'stamp_later' keeps the device copy. The unsafe twin
+// before it left it; 'stamp_later' keeps the device copy. The held copy
+// lands after the only launch, so the value does not take it
+// (patterns/H13-late-copies.cu). The unsafe twin
 // is staging_refilled_while_held in refusals/R12-stream-time.cu.
 __global__ void ahead_of_the_refill(const CUtensorMap *map, unsigned long long *out) { out[9] = map->opaque[6]; }
 __global__ void stamp_later(CUtensorMap *map, unsigned long long v) { map->opaque[12] = v; }
@@ -358,7 +360,8 @@ void value_ahead_of_a_held_copy(const CUtensorMap &a, const CUtensorMap &b, unsi
 // CHECK-FIXES-NEXT: {{^}}  spin<<<1, 1, 0, s>>>(dflag);
 // CHECK-FIXES-NEXT: {{^}}  ahead_of_the_refill<<<1, 1>>>(d_value, out);
 // CHECK-FIXES-NEXT: {{^}}  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
-// CHECK-FIXES-NEXT: {{^}}  d_value = *pin;
+// CHECK-FIXES-NEXT: {{^}}  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+// CHECK-FIXES-NEXT: {{^}}  d_value = h;
 // CHECK-FIXES: {{^}}  stamp_later<<<1, 1>>>(d, 7);
 
 // A held copy released and waited for, then a second one held behind the

@@ -28,8 +28,9 @@ alone with a database whose other unit neither includes the header nor
 names the storage (the units' includes are read by text), each of which
 must be rewritten; and a `static` global with b.cu present (b.cu cannot
 name it), which must be rewritten in both run modes. With --nvcc every safe program is compiled
-for sm_90a before and after the rewrite (--nvcc-all: the unsafe ones, which
-must stay unchanged, before too). Prints
+for sm_90a after the rewrite, and its original only when that fails, to
+tell a generator's bug from the tool's (--nvcc-all: the unsafe ones, which
+must stay unchanged, too). Prints
 `units-matrix: R/S safe rewritten, U/T unsafe refused, C compile failures`.
 """
 import argparse, concurrent.futures, json, os, shutil, subprocess, sys, tempfile
@@ -165,6 +166,19 @@ def compiles(nvcc, cdir, sources):
     return None
 
 
+def original_verdict(nvcc, cdir, files, sources):
+    """Whether nvcc takes the original, asked only once the rewrite failed
+    (a safe program's original is not compiled otherwise: a generator bug
+    shows as a rejected rewrite, and this tells the two apart)."""
+    odir = os.path.join(cdir, "original")
+    os.makedirs(odir, exist_ok=True)
+    for fn, text in files.items():
+        with open(os.path.join(odir, fn), "w") as f:
+            f.write(text)
+    err = compiles(nvcc, odir, sources)
+    return "\n(the original compiles)" if err is None else "\n(nvcc rejects the original too: " + err + ")"
+
+
 def check(a, cell, work):
     storage, use, run, safe = cell
     cdir = os.path.join(work, name_of(cell))
@@ -176,7 +190,7 @@ def check(a, cell, work):
             f.write(text)
     sources = sorted(fn for fn in files if fn.endswith(".cu"))
     problems, compile_failures = [], 0
-    if a.nvcc and (safe or a.nvcc_all):
+    if a.nvcc and a.nvcc_all and not safe:
         err = compiles(a.nvcc, cdir, sources)
         if err:
             problems.append("nvcc rejects the original: " + err)
@@ -203,7 +217,7 @@ def check(a, cell, work):
         elif a.nvcc:
             err = compiles(a.nvcc, cdir, sources)
             if err:
-                problems.append("nvcc rejects the rewrite: " + err)
+                problems.append("nvcc rejects the rewrite: " + err + original_verdict(a.nvcc, cdir, files, sources))
                 compile_failures += 1
     else:
         if rewritten or not refused:

@@ -2,7 +2,10 @@
 """Edit scope, generated (issue 33): no edit may break a build the run did
 not see. Composes small projects from five shapes and their variants, runs
 the tool on each as a user would, and compiles every source of the project
-with nvcc in every configuration the project names, before and after:
+with nvcc in every configuration the project names, before and after
+(only the units whose text or included files the run changed, as the
+others compile as they did; and the original of one that fails, to see
+whether it compiled before):
 
   header     a kernel declared in a library header, defined and launched
              with a device copy in a.cu; b.cu includes the header and
@@ -129,10 +132,36 @@ def compiles(nvcc, root, unit, config):
     return r.returncode == 0
 
 
-def builds(nvcc, root, case, pool):
-    units = sorted(rel for rel in case["files"] if rel.endswith(".cu"))
+def builds(nvcc, root, case, pool, units=None):
+    """The (unit, configuration) pairs that compile, over UNITS (default:
+    every unit of the case)."""
+    if units is None:
+        units = sorted(rel for rel in case["files"] if rel.endswith(".cu"))
     jobs = {(u, " ".join(c)): pool.submit(compiles, nvcc, root, u, c) for u in units for c in case["configs"]}
     return {key for key, job in jobs.items() if job.result()}
+
+
+def read_tree(root, case):
+    return {rel: open(os.path.join(root, rel)).read() for rel in case["files"]}
+
+
+def touched_units(case, before, after):
+    """The units whose text, or that of a file they include (by a quoted
+    #include naming a file of the case, followed), the run changed: every
+    other unit compiles after the run exactly as it did before it."""
+    changed = {rel for rel in before if before[rel] != after[rel]}
+
+    def reaches(rel, seen):
+        if rel in changed:
+            return True
+        seen.add(rel)
+        for inc in re.findall(r'#\s*include\s*"([^"]+)"', after.get(rel, "")):
+            dep = next((f for f in after if f == inc or f.endswith("/" + inc)), None)
+            if dep and dep not in seen and reaches(dep, seen):
+                return True
+        return False
+
+    return sorted(u for u in after if u.endswith(".cu") and reaches(u, set()))
 
 
 def rewritten(root, case, k):
@@ -146,11 +175,21 @@ def check(case, tool, nvcc, work, pool):
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(root)
     write_tree(root, case)
-    before = builds(nvcc, root, case, pool)
+    text_before = read_tree(root, case)
     r = subprocess.run([tool, "-p", "."] + case["run"], cwd=root, capture_output=True, text=True)
-    after = builds(nvcc, root, case, pool)
+    # Only what the run changed can stop compiling: the units it touched are
+    # compiled after it, and the original of one that fails, to see whether
+    # it compiled before (a unit the run left compiles as it did).
+    touched = touched_units(case, text_before, read_tree(root, case))
+    pairs = {(u, " ".join(c)) for u in touched for c in case["configs"]}
+    failing = pairs - builds(nvcc, root, case, pool, touched)
+    original = os.path.join(work, case["name"] + ".original")
+    shutil.rmtree(original, ignore_errors=True)
+    os.makedirs(original)
+    write_tree(original, case)
+    before = builds(nvcc, original, case, pool, sorted({u for u, _ in failing}))
     problems = [f"{u} {c or '(no flags)'} compiled before the run and not after"
-                for u, c in sorted(before - after)]
+                for u, c in sorted(failing & before)]
     if r.returncode not in (0, 1):
         problems.append(f"exit status {r.returncode}")
     breaks = case.get("breaks", case["kernels"] if case["breaker"] else [])

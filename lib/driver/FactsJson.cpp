@@ -260,13 +260,15 @@ Value toJSON(const DeviceBuffer &B) {
                 {"where", B.Where}, {"uses", B.Uses},
                 {"kind", BufferKindNames[static_cast<unsigned>(B.Kind)]},
                 {"storages", B.Storages},
-                {"valueName", B.ValueName}};
+                {"valueName", B.ValueName},
+                {"valueSkipsLateCopies", B.ValueSkipsLateCopies}};
 }
 bool fromJSON(const Value &V, DeviceBuffer &B, Path Where) {
   ObjectMapper O(V, Where);
   return O && O.map("key", B.Key) && O.map("name", B.Name) && O.map("where", B.Where) &&
          O.map("uses", B.Uses) && O.map("kind", B.Kind) && O.map("storages", B.Storages) &&
-         O.mapOptional("valueName", B.ValueName);
+         O.mapOptional("valueName", B.ValueName) &&
+         O.mapOptional("valueSkipsLateCopies", B.ValueSkipsLateCopies);
 }
 
 Value toJSON(const LaunchSite &L) {

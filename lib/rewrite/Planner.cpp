@@ -576,9 +576,11 @@ static void retargetBuffer(const DeviceBuffer &B, EditUnit &U) {
   if (B.Kind == BufferKind::Mirrored)
     U.LeftInPlace.push_back({"'" + B.Name +
                                  "' stays in device memory for the kernels and calls that may "
-                                 "write it; '" + B.ValueName +
-                                 "' beside it takes what each copy into it copies, and the other "
-                                 "launches pass it",
+                                 "write it; '" + B.ValueName + "' beside it takes what each copy into it copies" +
+                                 (B.ValueSkipsLateCopies
+                                      ? " but those that land after every launch"
+                                      : "") +
+                                 ", and the other launches pass it",
                              B.Where});
   else
     U.LeftInPlace.push_back({"'" + B.Name +

@@ -78,6 +78,8 @@ PassFacts pass(const std::string &Side) {
   B.Where = point("/h.cu", 99);
   B.Kind = BufferKind::Retargeted;
   B.Storages = {"storage-a"};
+  B.ValueName = "d_value";
+  B.ValueSkipsLateCopies = true;
   HostUse U;
   U.Kind = HostUseKind::Free;
   U.Where = point("/h.cu", 120);
@@ -158,6 +160,8 @@ TEST(FactsJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(P.Params[0].Blockers[0].Message, "blocker 4");
   EXPECT_EQ(P.Buffers[0].Kind, BufferKind::Retargeted);
   EXPECT_EQ(P.Buffers[0].Uses[0].Kind, HostUseKind::Free);
+  EXPECT_EQ(P.Buffers[0].ValueName, "d_value");
+  EXPECT_TRUE(P.Buffers[0].ValueSkipsLateCopies);
   EXPECT_EQ(P.TiedParams[0].first, (std::vector<std::string>{"tied-a", "tied-b"}));
   EXPECT_EQ(P.Launchers[0].Uncalled.UnlessLaunchers[0].first, "unless-key");
   EXPECT_EQ(P.Launchers[0].LocalCalls, 3u);

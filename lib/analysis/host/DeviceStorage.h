@@ -104,6 +104,7 @@ struct Retarget {
   /// it. Kept: the staying kernels' launch arguments, left as they are.
   bool Mirrored = false;
   std::string ValueName;
+  bool ValueSkipsLateCopies = false; // a late copy stays on the device copy alone
   std::set<SourcePoint> Kept;
 };
 

@@ -395,6 +395,7 @@ private:
     B.Where = R.Where;
     B.Kind = R.Mirrored ? BufferKind::Mirrored : BufferKind::Retargeted;
     B.ValueName = R.ValueName;
+    B.ValueSkipsLateCopies = R.ValueSkipsLateCopies;
     B.Uses = R.Uses;
     B.Storages = R.Storages;
     for (const RetargetedLaunch &L : R.Launches) {

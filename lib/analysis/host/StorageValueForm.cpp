@@ -327,6 +327,7 @@ bool DeviceStorage::valueForm(Group &G) {
   }
   G.R.Mirrored = true;
   G.R.ValueName = Value;
+  G.R.ValueSkipsLateCopies = !LateAt.empty();
   G.R.Kept = G.StayingAt;
   for (const SourcePoint &P : G.StayingAt)
     G.R.Touched.erase(P);

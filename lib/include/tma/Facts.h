@@ -195,6 +195,9 @@ struct DeviceBuffer {
   std::vector<std::string> Storages;
   /// Mirrored: the host CUtensorMap beside the device copy.
   std::string ValueName;
+  /// Mirrored: some copies into the device copy land after every launch,
+  /// and the value does not take them (DeviceStorage::findLateCopies).
+  bool ValueSkipsLateCopies = false;
 };
 
 /// What a rewritten launch passes (issue 40's words): the host descriptor as

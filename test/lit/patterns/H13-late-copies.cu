@@ -54,6 +54,7 @@ void refreshed_behind_a_hold(const CUtensorMap &h, const CUtensorMap &next, unsi
   cudaFreeHost((void *)flag);
   cudaStreamDestroy(s);
 }
+// CHECK-MESSAGES-DAG: :[[@LINE-16]]:16: note: 'd' stays in device memory for the kernels and calls that may write it; 'd_value' beside it takes what each copy into it copies but those that land after every launch, and the other launches pass it
 // CHECK-FIXES-LABEL: void refreshed_behind_a_hold(
 // CHECK-FIXES: {{^}}  CUtensorMap d_value;
 // CHECK-FIXES: {{^}}  d_value = h;

@@ -540,6 +540,15 @@ std::optional<const ValueDecl *> streamOf(const CallExpr *CE, const FunctionDecl
   return Config ? configStream(Config, Fn) : streamNamed(Stream, Fn);
 }
 
+const VarDecl *streamVariableOf(const CallExpr *CE) {
+  const Expr *Config;
+  const Expr *Stream = streamOperand(CE, Config);
+  const auto *R = Stream && !Config ? dyn_cast<DeclRefExpr>(Stream->IgnoreParenImpCasts()) : nullptr;
+  const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+  return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && !V->getType()->isReferenceType() ? V
+                                                                                              : nullptr;
+}
+
 std::optional<HostWait> hostWaitOf(const CallExpr *CE, const FunctionDecl *Fn) {
   const CudaApi *Api = cudaApiOf(CE);
   if (!Api || Api->Role != ApiRole::Synchronize)

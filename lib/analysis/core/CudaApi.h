@@ -149,6 +149,11 @@ bool enqueuesOnOtherStream(const clang::CallExpr *CE, const clang::FunctionDecl 
 std::optional<const clang::ValueDecl *> streamOf(const clang::CallExpr *CE,
                                                  const clang::FunctionDecl *Fn);
 
+/// The local variable (not a reference or a parameter) that \p CE's stream
+/// operand names, however often it is assigned, or null: the stream of the
+/// call at the time it is made, not one stream through the function.
+const clang::VarDecl *streamVariableOf(const clang::CallExpr *CE);
+
 /// Is \p V a local stream variable of \p Fn created once, with the
 /// non-blocking flag (`cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)`,
 /// `cuStreamCreate(&s, CU_STREAM_NON_BLOCKING)`): a stream the legacy

@@ -803,7 +803,8 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
     }
   G.R.Key = "storage:" + *G.Members.begin();
   G.R.Storages.assign(G.Members.begin(), G.Members.end());
-  G.R.Where = ST.point(Idx->Nodes[*Start].D->getLocation());
+  if (!G.R.Mirrored) // the value form's is the variable allocated into
+    G.R.Where = ST.point(Idx->Nodes[*Start].D->getLocation());
   for (const FunctionDecl *Fn : G.Spans)
     G.R.ReliesOn.push_back(spanOf(Fn));
   return std::move(G.R);

@@ -515,6 +515,12 @@ private:
   /// allocates it, when every storage is its local or a parameter of a
   /// launcher only it calls; else null.
   const clang::FunctionDecl *valueFormScope(Group &G);
+  /// A storage of the group that is not a local of one call (a static
+  /// local, a global of this unit, an accessor's result) and that the
+  /// value form may still leave holding the device copy: other units
+  /// cannot reach it, and valueForm requires its every use to be made in
+  /// the function that allocates.
+  bool outlivesButOnlyRelays(const StorageNode &N);
   /// Is \p Fn a function other than \p Main that only Main calls, each call
   /// direct (callsFrom)?
   bool launcherOf(const clang::FunctionDecl *Main, const clang::FunctionDecl *Fn);

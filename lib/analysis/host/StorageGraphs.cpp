@@ -177,6 +177,14 @@ bool DeviceStorage::capturedLaunchesAgree(Group &G) {
     for (const GraphCapture &X : *C.List)
       if (S && X.Stream == *S)
         Cap = &X;
+    // A stream created anew in each round of a loop names no one stream
+    // through the function, but work enqueued through the capture's own
+    // variable between its begin and its end is recorded into that graph.
+    if (!Cap && !S && In.Between)
+      for (const GraphCapture &X : *C.List)
+        if (X.Stream == streamVariableOf(O.Call) && O.Fn == X.Fn &&
+            In.Between(X.Begin, X.End, O.Call, X.Fn))
+          Cap = &X;
     if (!Cap) {
       const auto *V = S ? dyn_cast<VarDecl>(*S) : nullptr;
       if (V && V->hasLocalStorage() && !isa<ParmVarDecl>(V))

@@ -49,10 +49,27 @@ const FunctionDecl *DeviceStorage::valueFormScope(Group &G) {
   for (const std::string &K : G.Members) {
     const StorageNode &N = Idx->Nodes[K];
     const FunctionDecl *Fn = localOf(N);
+    if (!Fn && outlivesButOnlyRelays(N))
+      continue;
     if (!Fn || (Fn != Main && !launcherOf(Main, Fn)) || (Fn == Main && isa<ParmVarDecl>(N.D)))
       return nullptr;
   }
   return Main;
+}
+
+bool DeviceStorage::outlivesButOnlyRelays(const StorageNode &N) {
+  // A static local, a global of this unit or the result of a function
+  // that returns one: it outlives Main's block, but the group's every use
+  // of it is an operation valueForm requires to be made in Main (or a
+  // launcher only Main calls), so between Main's copies and launches only
+  // Main's own statements read or write the device copy through it.
+  if (!N.Closed)
+    return false;
+  if (N.K == StorageNode::Result)
+    return true;
+  const auto *V = dyn_cast_or_null<VarDecl>(N.D);
+  return N.K == StorageNode::Variable && V && !isa<ParmVarDecl>(V) && !V->getType()->isReferenceType() &&
+         (V->isStaticLocal() || V->hasGlobalStorage());
 }
 
 bool DeviceStorage::unknownUse(Group &G, const CallExpr *Call, const FunctionDecl *Fn,
@@ -326,6 +343,10 @@ bool DeviceStorage::valueForm(Group &G) {
     G.R.Uses.push_back(std::move(U));
   }
   G.R.Mirrored = true;
+  // The note names the device copy by the variable allocated into, which
+  // the value is named after, not by the storage a launch first read.
+  G.R.Name = Root->getNameAsString();
+  G.R.Where = ST.point(Root->getLocation());
   G.R.ValueName = Value;
   G.R.ValueSkipsLateCopies = !LateAt.empty();
   G.R.Kept = G.StayingAt;

@@ -12,7 +12,12 @@
 // Where the writes last before every replay are copies of one local map
 // that does not change from the capture to them, the captured launch
 // passes that map instead (DeviceStorage::replaysReadOneSource).
-// The unsafe twins are refusals/R12-graph-captures.cu.
+// A capture stream created anew in each round of a loop names no one
+// stream through the function, but what is enqueued through it between
+// the capture's begin and end is captured all the same (per_round_stream).
+// The unsafe twins are refusals/R12-graph-captures.cu, but for that of
+// per_round_stream, which is here (changed_per_round): that file holds a
+// capture not read whole, which refuses every capture of the unit.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
 // RUN: %FileCheck %s --check-prefix=CHECK-FIXES --input-file=%t.cu
@@ -155,4 +160,69 @@ void stamped_before_capture(const CUtensorMap &first, const CUtensorMap &second,
 // CHECK-FIXES: {{^}}  cudaMemcpy(d, &next, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
 // CHECK-FIXES-NEXT: {{^}}  d_value = next;
 // CHECK-FIXES-NEXT: {{^}}  cudaGraphLaunch(exec, s);
-// CHECK-MESSAGES: 4 kernels rewritten, 1 refused
+__global__ void per_round(const CUtensorMap *map, unsigned long long *out) { out[8] = map->opaque[8]; }
+__global__ void changed_round(const CUtensorMap *map, unsigned long long *out) { out[9] = map->opaque[9]; }
+
+// Each round creates its own capture stream, captures a launch, uploads
+// the same unchanged map again and replays: the replay reads what the
+// capture passed.
+void per_round_stream(unsigned long long seed, int rounds, unsigned long long *out) {
+  CUtensorMap h = {};
+  h.opaque[8] = seed;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  for (int i = 0; i < rounds; ++i) {
+    cudaStream_t cs;
+    cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal);
+    per_round<<<1, 1, 0, cs>>>(d, out);
+    cudaStreamEndCapture(cs, &g);
+    cudaGraphInstantiate(&ge, g, 0);
+    cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+    cudaGraphLaunch(ge, 0);
+    cudaStreamSynchronize(0);
+    cudaGraphExecDestroy(ge);
+    cudaGraphDestroy(g);
+    cudaStreamDestroy(cs);
+  }
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'per_round' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void per_round_stream(
+// CHECK-FIXES: {{^}}    per_round<<<1, 1, 0, cs>>>(*d, out);
+// CHECK-FIXES: {{^}}    *d = h;
+// CHECK-FIXES-NEXT: {{^}}    cudaGraphLaunch(ge, 0);
+
+// The twin: the map changes between the capture and the upload before the
+// replay, which reads the new one.
+void changed_per_round(unsigned long long seed, int rounds, unsigned long long *out) {
+  CUtensorMap h = {};
+  h.opaque[9] = seed;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  for (int i = 0; i < rounds; ++i) {
+    cudaStream_t cs;
+    cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal);
+    changed_round<<<1, 1, 0, cs>>>(d, out);
+    cudaStreamEndCapture(cs, &g);
+    cudaGraphInstantiate(&ge, g, 0);
+    h.opaque[9] += 1;
+    cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+    cudaGraphLaunch(ge, 0);
+    cudaStreamSynchronize(0);
+    cudaGraphExecDestroy(ge);
+    cudaGraphDestroy(g);
+    cudaStreamDestroy(cs);
+  }
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: descriptor 'map' of kernel 'changed_round' is left by reference
+// CHECK-MESSAGES-DAG: :[[@LINE-10]]:5: note: also: the storage rule cannot retarget it: 'd' is written here, between the capture of a launch into a CUDA graph and its replay, which reads it then, where the retargeted launch passes it as it was at the capture [storage.unclassified-use]
+// CHECK-MESSAGES: 5 kernels rewritten, 2 refused

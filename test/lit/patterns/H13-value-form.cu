@@ -16,6 +16,10 @@
 // of a word) is made again on the value right after it. A use no row classifies (a
 // call through a function pointer) keeps the device copy too: it may write
 // it at any time after it, so only launches made before it pass the value.
+// The device copy may also be held by storage that outlives the function
+// (an accessor's static local, a file-scope pointer of this unit) where
+// every use of it is in the function that allocates: the launches through
+// the accessor pass the value too.
 // The unsafe twins are refusals/R12-value-form.cu.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s --check-prefix=CHECK-MESSAGES
@@ -41,6 +45,12 @@ static void (*volatile clear_hook)(CUtensorMap *, int) = clear_word;
 __global__ void framed(const CUtensorMap *map, unsigned long long *out) { out[5] = map->opaque[5]; }
 __global__ void pinned(const CUtensorMap *map, unsigned long long *out) { out[6] = map->opaque[6]; }
 __global__ void masked(const CUtensorMap *map, unsigned long long *out) { out[7] = map->opaque[7]; }
+__global__ void held(const CUtensorMap *map, unsigned long long *out) { out[8] = map->opaque[8]; }
+static CUtensorMap *&current_map() {
+  static CUtensorMap *p;
+  return p;
+}
+static CUtensorMap *last_map;
 static void launch_wide(const CUtensorMap *m, unsigned long long *out) { wide<<<1, 1>>>(m, out); }
 static void launch_framed(const CUtensorMap *m, unsigned long long *out) { framed<<<1, 1>>>(m, out); }
 
@@ -228,3 +238,27 @@ void masked_words(const CUtensorMap &src, const unsigned long long *word, unsign
 // CHECK-FIXES-NEXT: {{^}}  memcpy(&d_value.opaque[3], word, sizeof(unsigned long long));
 // CHECK-FIXES-NEXT: {{^}}  masked<<<1, 1>>>(d_value, out);
 // CHECK-FIXES-NEXT: {{^}}  stamp<<<1, 1>>>(d, 13);
+
+// Held by an accessor's static local and a file-scope pointer, used only
+// here: the launches through them pass the value, and the note names the
+// variable allocated into.
+void held_by_an_accessor(const CUtensorMap &src, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  current_map() = d;
+  last_map = d;
+  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  held<<<1, 1>>>(current_map(), out);
+  held<<<1, 1>>>(last_map, out);
+  stamp<<<1, 1>>>(current_map(), 17);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'held' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-MESSAGES-DAG: :[[@LINE-12]]:16: note: 'd' stays in device memory for the kernels and calls that may write it; 'd_value' beside it takes what each copy into it copies, and the other launches pass it
+// CHECK-FIXES-LABEL: void held_by_an_accessor(
+// CHECK-FIXES: {{^}}  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+// CHECK-FIXES-NEXT: {{^}}  d_value = src;
+// CHECK-FIXES-NEXT: {{^}}  held<<<1, 1>>>(d_value, out);
+// CHECK-FIXES-NEXT: {{^}}  held<<<1, 1>>>(d_value, out);
+// CHECK-FIXES-NEXT: {{^}}  stamp<<<1, 1>>>(current_map(), 17);

@@ -11,7 +11,9 @@
 // has one made before it on a stream that may be held until later. A copy
 // from page-locked memory that the host writes before the stream has run
 // it reads the new map. A write of part of the device copy whose arguments
-// have side effects is not made again on the value.
+// have side effects is not made again on the value. Storage that outlives
+// the function (an accessor's static local) and is written through in
+// another function between the copy and the launch keeps the device copy.
 // RUN: %prep
 // RUN: %tma %t.cu 2>&1 | %FileCheck %s
 // RUN: cmp %t.cu %t.orig.cu
@@ -35,6 +37,13 @@ static void (*volatile later_hook)() = clear_kept;
 __global__ void repinned(const CUtensorMap *map, unsigned long long *out) { out[6] = map->opaque[6]; }
 
 __global__ void masked(const CUtensorMap *map, unsigned long long *out) { out[7] = map->opaque[7]; }
+
+__global__ void accessed(const CUtensorMap *map, unsigned long long *out) { out[8] = map->opaque[8]; }
+static CUtensorMap *&current_map() {
+  static CUtensorMap *p;
+  return p;
+}
+static void clear_current() { cudaMemset(current_map(), 0, sizeof(CUtensorMap)); }
 
 void launch_shared(const CUtensorMap *m, unsigned long long *out) { shared<<<1, 1>>>(m, out); }
 
@@ -131,3 +140,18 @@ void masked_with_side_effect(const CUtensorMap &src, int fill, unsigned long lon
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'masked' is left by reference
 // CHECK-DAG: :[[@LINE-5]]:19: note: also: the storage rule cannot retarget it: it is also launched with kernel 'stamp', whose descriptor stays by reference [storage.unclassified-use]
+
+// The accessor's pointer is written through by another function between
+// the copy and the launch.
+void cleared_through_an_accessor(const CUtensorMap &src, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  current_map() = d;
+  cudaMemcpy(d, &src, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  clear_current();
+  accessed<<<1, 1>>>(current_map(), out);
+  stamp<<<1, 1>>>(d, 19);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'accessed' is left by reference

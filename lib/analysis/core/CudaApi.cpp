@@ -342,8 +342,9 @@ private:
 
 /// A stream variable that names one stream throughout \p Fn: a parameter
 /// only read, or a local only read but for one creation
-/// (`cudaStreamCreate(&s)`, outside any loop).
-static bool fixedStreamVariable(const VarDecl *V, const FunctionDecl *Fn) {
+/// (`cudaStreamCreate(&s)`, outside any loop; \p InLoops: or inside one,
+/// where it names the stream of the round).
+static bool fixedStreamVariable(const VarDecl *V, const FunctionDecl *Fn, bool InLoops = false) {
   if (!V || !Fn || !Fn->getBody() || V->getType()->isReferenceType() ||
       !(isa<ParmVarDecl>(V) || (V->hasLocalStorage() && !V->isStaticLocal())))
     return false;
@@ -370,7 +371,7 @@ static bool fixedStreamVariable(const VarDecl *V, const FunctionDecl *Fn) {
     std::string Callee = Call ? calleeName(Call) : "";
     llvm::StringRef Name = driverBaseName(Callee);
     bool Creation = Name.starts_with("cudaStreamCreate") || Name.starts_with("cuStreamCreate");
-    for (const Stmt *L = Call; Creation && L; L = Up(L))
+    for (const Stmt *L = Call; Creation && !InLoops && L; L = Up(L))
       if (isLoop(L))
         Creation = false;
     Fixed = Creation && ++Creations == 1;
@@ -378,7 +379,7 @@ static bool fixedStreamVariable(const VarDecl *V, const FunctionDecl *Fn) {
   return Fixed;
 }
 
-bool createdNonBlocking(const VarDecl *V, const FunctionDecl *Fn) {
+bool createdNonBlocking(const VarDecl *V, const FunctionDecl *Fn, bool EachRound) {
   if (!V || !Fn || !Fn->getBody() || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
     return false;
   bool NonBlocking = false;
@@ -401,7 +402,7 @@ bool createdNonBlocking(const VarDecl *V, const FunctionDecl *Fn) {
         (Flags.Val.getInt().getZExtValue() & 1))
       NonBlocking = true;
   });
-  return NonBlocking && fixedStreamVariable(V, Fn);
+  return NonBlocking && fixedStreamVariable(V, Fn, EachRound);
 }
 
 /// What a stream expression names: null for the default stream, a fixed

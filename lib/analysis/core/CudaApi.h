@@ -157,8 +157,10 @@ const clang::VarDecl *streamVariableOf(const clang::CallExpr *CE);
 /// Is \p V a local stream variable of \p Fn created once, with the
 /// non-blocking flag (`cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)`,
 /// `cuStreamCreate(&s, CU_STREAM_NON_BLOCKING)`): a stream the legacy
-/// default stream neither waits for nor makes wait?
-bool createdNonBlocking(const clang::VarDecl *V, const clang::FunctionDecl *Fn);
+/// default stream neither waits for nor makes wait? \p EachRound: or
+/// created so by one statement inside a loop, a new stream each round.
+bool createdNonBlocking(const clang::VarDecl *V, const clang::FunctionDecl *Fn,
+                        bool EachRound = false);
 
 /// What a host wait waits for: every stream (All), or the stream \p
 /// Stream names as streamOf does (null: the default stream; none: not

@@ -95,8 +95,13 @@ bool PassContext::mayBeHeld(const CallExpr *Op, const FunctionDecl *Fn) const {
     return DefaultStreamHeld;
   }
   std::optional<const ValueDecl *> S = streamOf(Op, Fn);
-  if (!S)
-    return true; // a stream the tool does not read
+  // A local stream created non-blocking anew in each round of a loop: a
+  // hold enqueued on it would have held any stream (finishStreamHolds, as
+  // streamOf does not read it), so no round's stream is held.
+  if (!S) {
+    const VarDecl *V = streamVariableOf(Op);
+    return !(V && createdNonBlocking(V, Fn, /*EachRound=*/true));
+  }
   if (!*S)
     return DefaultStreamHeld;
   // A parameter may be handed a held stream; another local stream variable,

@@ -624,3 +624,26 @@ void restaged_with_the_same_map(const CUtensorMap &a, unsigned long long *out) {
 // CHECK-FIXES: {{^}}  *d = *pin;
 // CHECK-FIXES-NEXT: {{^}}  *pin = m;
 // CHECK-FIXES-NEXT: {{^}}  restaged<<<1, 1, 0, s>>>(*d, out);
+__global__ void per_round(const CUtensorMap *map, unsigned long long *out, int i) { out[i] = map->opaque[3]; }
+
+// A stream created non-blocking anew in each round names no one stream
+// through the function, but nothing holds it: a hold enqueued on it would
+// count as one that may hold every stream (refusals/R12-round-streams.cu).
+// Each round's launch runs at its call, after that round's copy.
+void per_round_streams(const CUtensorMap *maps, int rounds, unsigned long long *out) {
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  for (int i = 0; i < rounds; ++i) {
+    cudaStream_t rs;
+    cudaStreamCreateWithFlags(&rs, cudaStreamNonBlocking);
+    cudaMemcpy(d, &maps[i], sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+    per_round<<<1, 1, 0, rs>>>(d, out, i);
+    cudaStreamSynchronize(rs);
+    cudaStreamDestroy(rs);
+  }
+  cudaFree(d);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'per_round' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void per_round_streams(
+// CHECK-FIXES: {{^}}    *d = maps[i];
+// CHECK-FIXES-NEXT: {{^}}    per_round<<<1, 1, 0, rs>>>(*d, out, i);

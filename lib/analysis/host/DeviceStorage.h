@@ -685,6 +685,9 @@ struct DeviceStorage::Group {
   /// A launch of the group is captured into a CUDA graph, whose replays
   /// make it again later (capturedLaunchesAgree).
   bool Captured = false;
+  /// The replays of the captures that take a launch of the group, with the
+  /// function that makes them: where those launches run again.
+  std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>> Replays;
   /// holdsOneValue's answer, once asked.
   std::optional<bool> OneValue;
   /// Launches that pass a local host map by value (sourceReadLater).

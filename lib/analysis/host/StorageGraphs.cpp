@@ -201,6 +201,8 @@ bool DeviceStorage::capturedLaunchesAgree(Group &G) {
       return refuse(G, O.Call, "this write of " + Name +
                                    " is captured into a CUDA graph, whose replays make it again later");
     G.Captured = true;
+    for (const CallExpr *Replay : Cap->Replays)
+      G.Replays.push_back({Replay, Cap->Fn});
     // A replay reads what every copy writes alike.
     if (holdsOneValue(G))
       continue;

@@ -96,9 +96,16 @@ std::optional<std::string> DeviceStorage::unknownMayPrecede(Group &G, const Func
   if (UFn != Main)
     return "it is made in another function than the launches";
   // capturedLaunchesAgree has read every capture that may take a launch
-  // of the group (or found them all on the legacy default stream).
-  if (G.Captured)
-    return "a CUDA graph replays a launch of it later";
+  // of the group (or found them all on the legacy default stream): its
+  // launches run again at each replay, which must not follow the use
+  // either (nor wait on a held stream).
+  for (const auto &[Replay, Fn] : G.Replays) {
+    if (Fn != Main || In.MayBeHeld(Replay, Fn))
+      return "a CUDA graph replays a launch of it later";
+    if (In.ReachesAvoiding(U, Replay, {}, Main))
+      return "a CUDA graph replays a launch of it at line " +
+             std::to_string(SM.getExpansionLineNumber(Replay->getBeginLoc())) + " after it";
+  }
   std::vector<const Stmt *> Anchors = anchorsIn(Main, L, LFn);
   if (In.MayBeHeld(L, LFn) && heldUntilAfter(Main, L, LFn, Anchors, U))
     return "the launch at line " + std::to_string(SM.getExpansionLineNumber(L->getBeginLoc())) +

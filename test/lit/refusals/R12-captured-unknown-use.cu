@@ -35,4 +35,4 @@ void captured_then_cleared(CUtensorMap src, unsigned long long *out) {
   cudaFree(d);
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'sampled' is left by reference
-// CHECK-DAG: :[[@LINE-9]]:3: note: also: the storage rule cannot retarget it: 'd' is passed to an indirect call, which may write the device copy at any time after it: a CUDA graph replays a launch of it later [storage.unclassified-use]
+// CHECK-DAG: :[[@LINE-9]]:3: note: also: the storage rule cannot retarget it: 'd' is passed to an indirect call, which may write the device copy at any time after it: a CUDA graph replays a launch of it at line [[@LINE-8]] after it [storage.unclassified-use]

@@ -286,6 +286,22 @@ private:
   /// the copy's stream but one that stores what `*pin` holds at the call
   /// (sameStagedValue). False (refused) otherwise.
   bool pointerCopiesReadAtCall(Group &G);
+  /// The writes of `*pin` for a copy \p Copy in \p Fn from \p Pin (its page-locked
+  /// allocation, `*pin = m;`, its free), every use of `pin` classified;
+  /// else the first use that is not, and why.
+  struct StagingWrites {
+    std::vector<const clang::Stmt *> Writes;
+    const clang::Stmt *At = nullptr;
+    std::string Why;
+  };
+  StagingWrites stagingWritesOf(Group &G, const clang::CallExpr *Copy, const clang::FunctionDecl *Fn,
+                                const clang::VarDecl *Pin);
+  /// The local map of \p Main whose value the copy \p Copy from \p Pin copies
+  /// where it reads `*pin` at its call: every write of `*pin` last before
+  /// the call is `*pin = m;` of that map, unchanged from there to the
+  /// call; null otherwise, and for a copy that lands after every launch.
+  const clang::VarDecl *stagedMapAtCall(Group &G, const clang::CallExpr *Copy,
+                                        const clang::VarDecl *Pin, const clang::FunctionDecl *Main);
   /// The value form's whole copies of the group's function that land
   /// after every launch (landsAfterEveryLaunch), into G.LateCopies: what
   /// they copy no launch reads, so neither their order with other work nor
@@ -447,7 +463,8 @@ private:
                                         llvm::ArrayRef<const clang::Stmt *> Last);
   /// Do the writes \p Writes of the group, all made in \p Main, write one
   /// value: each a whole copy of one local host map of Main (read at its
-  /// call, not through a pointer) that the object proof shows unchanged
+  /// call; through a pointer, where stagedMapAtCall names the map the
+  /// pointer's object was last given) that the object proof shows unchanged
   /// between any two of them, itself again included (host/StorageStreamTime.cpp)?
   bool writeOneValue(Group &G, const clang::FunctionDecl *Main,
                      std::vector<const clang::Stmt *> Writes);

@@ -521,87 +521,105 @@ bool DeviceStorage::landsAfterEveryLaunch(Group &G, const FunctionDecl *Main, co
   return true;
 }
 
+DeviceStorage::StagingWrites DeviceStorage::stagingWritesOf(Group &G, const CallExpr *Copy,
+                                                            const FunctionDecl *CopyFn,
+                                                            const VarDecl *P) {
+  StagingWrites Out;
+  struct {
+    const CallExpr *Call;
+    const FunctionDecl *Fn;
+  } PC{Copy, CopyFn};
+  std::string Name = "'" + P->getNameAsString() + "'";
+  auto Dont = [&](const Stmt *At, const std::string &What) {
+    Out.At = At;
+    Out.Why = What;
+    return Out;
+  };
+  const auto *Fn = dyn_cast<FunctionDecl>(P->getDeclContext());
+  if (!Fn || !PC.Fn || Fn->getCanonicalDecl() != PC.Fn->getCanonicalDecl() || P->isStaticLocal())
+    return Dont(PC.Call, Name + " is not a local variable of the function that copies");
+  if (P->getInit() && !P->getInit()->IgnoreParenImpCasts()->isNullPointerConstant(
+                          Ctx, Expr::NPC_ValueDependentIsNotNull))
+    return Dont(PC.Call, Name + " is given a value where it is declared");
+  auto It = Idx->Nodes.find(Idx->variableKey(P));
+  if (It == Idx->Nodes.end() || !It->second.Defs.empty())
+    return Dont(PC.Call, Name + " is given a value other than a page-locked allocation");
+  // Every use of the pointer, classified: what writes `*P`, and where.
+  for (const StorageRef &R : It->second.Uses) {
+    auto Up = [&](const Stmt *S) { return parent(PC.Fn, S); };
+    Climbed C = climb(R.E, Up, parens);
+    const Stmt *Par = C.Parent;
+    if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Par); UO && UO->getOpcode() == UO_AddrOf) {
+      Climbed CA = climb(UO, Up, parensAndCasts);
+      const auto *Call = dyn_cast_or_null<CallExpr>(CA.Parent);
+      const CudaApi *Api = cudaApiOf(Call);
+      if (Api && Api->Role == ApiRole::HostAlloc && isArgAt(Call, Api->Dest, CA.Child)) {
+        Out.Writes.push_back(Call); // a new object
+        continue;
+      }
+      return Dont(UO, "the address of " + Name + " is taken here");
+    }
+    // Through conversions: a read of the pointer's value.
+    Climbed CV = climb(R.E, Up, parensAndCasts);
+    const Stmt *V = CV.Parent;
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(V)) {
+      const CudaApi *Api = cudaApiOf(Call);
+      bool Src = Api && isArgAt(Call, Api->Src, CV.Child) &&
+                 llvm::any_of(G.PointerCopies, [&](const Group::PointerCopy &X) { return X.Call == Call; });
+      bool Free = Api && Api->Role == ApiRole::HostFree && isArgAt(Call, Api->Dest, CV.Child);
+      if (Src)
+        continue;
+      if (Free) {
+        Out.Writes.push_back(Call);
+        continue;
+      }
+      return Dont(Call, Name + " is passed here");
+    }
+    if (const auto *D = dyn_cast_or_null<UnaryOperator>(V); D && D->getOpcode() == UO_Deref) {
+      // `*P = value`: a write of the object; `*P` read as a value.
+      Climbed CD = climb(D, Up, parensAndImplicitCasts);
+      const Stmt *Q = CD.Parent;
+      if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Q);
+          Op && Op->getOperator() == OO_Equal && Op->getArg(0) == CD.Child) {
+        Out.Writes.push_back(Op);
+        continue;
+      }
+      if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Q);
+          BO && BO->getOpcode() == BO_Assign && BO->getLHS() == CD.Child) {
+        Out.Writes.push_back(BO);
+        continue;
+      }
+      const auto *CC = dyn_cast_or_null<CXXConstructExpr>(Q);
+      if (CC && CC->getConstructor()->isCopyOrMoveConstructor() && CC->getNumArgs() == 1)
+        continue; // a copy of the object
+      if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Q);
+          Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == CD.Child)
+        continue; // `h = *P`
+      return Dont(D, "'*" + P->getNameAsString() + "' is used here in a way the tool does not follow");
+    }
+    return Dont(R.E, Name + " is used here in a way the tool does not follow");
+  }
+  return Out;
+}
+
 bool DeviceStorage::pointerCopiesReadAtCall(Group &G) {
   for (const Group::PointerCopy &PC : G.PointerCopies) {
     if (G.LateCopies.count(PC.Call))
       continue; // what it reads, no launch reads
     const VarDecl *P = PC.Source;
-    std::string Name = "'" + P->getNameAsString() + "'";
     const CudaApi *CopyApi = cudaApiOf(PC.Call);
     std::string Copy = "the " + CopyApi->Name.str() + " into '" + G.R.Name + "'";
     auto Dont = [&](const Stmt *At, const std::string &What) {
       return refuse(G, At, What + ": " + Copy + " reads '*" + P->getNameAsString() +
                                "' when its stream runs it, not at the call");
     };
-    const auto *Fn = dyn_cast<FunctionDecl>(P->getDeclContext());
-    if (!Fn || !PC.Fn || Fn->getCanonicalDecl() != PC.Fn->getCanonicalDecl() || P->isStaticLocal())
-      return Dont(PC.Call, Name + " is not a local variable of the function that copies");
-    if (P->getInit() && !P->getInit()->IgnoreParenImpCasts()->isNullPointerConstant(
-                            Ctx, Expr::NPC_ValueDependentIsNotNull))
-      return Dont(PC.Call, Name + " is given a value where it is declared");
-    auto It = Idx->Nodes.find(Idx->variableKey(P));
-    if (It == Idx->Nodes.end() || !It->second.Defs.empty())
-      return Dont(PC.Call, Name + " is given a value other than a page-locked allocation");
-    // Every use of the pointer, classified: what writes `*P`, and where.
-    std::vector<const Stmt *> Writes;
-    for (const StorageRef &R : It->second.Uses) {
-      auto Up = [&](const Stmt *S) { return parent(PC.Fn, S); };
-      Climbed C = climb(R.E, Up, parens);
-      const Stmt *Par = C.Parent;
-      if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Par); UO && UO->getOpcode() == UO_AddrOf) {
-        Climbed CA = climb(UO, Up, parensAndCasts);
-        const auto *Call = dyn_cast_or_null<CallExpr>(CA.Parent);
-        const CudaApi *Api = cudaApiOf(Call);
-        if (Api && Api->Role == ApiRole::HostAlloc && isArgAt(Call, Api->Dest, CA.Child)) {
-          Writes.push_back(Call); // a new object
-          continue;
-        }
-        return Dont(UO, "the address of " + Name + " is taken here");
-      }
-      // Through conversions: a read of the pointer's value.
-      Climbed CV = climb(R.E, Up, parensAndCasts);
-      const Stmt *V = CV.Parent;
-      if (const auto *Call = dyn_cast_or_null<CallExpr>(V)) {
-        const CudaApi *Api = cudaApiOf(Call);
-        bool Src = Api && isArgAt(Call, Api->Src, CV.Child) &&
-                   llvm::any_of(G.PointerCopies, [&](const Group::PointerCopy &X) { return X.Call == Call; });
-        bool Free = Api && Api->Role == ApiRole::HostFree && isArgAt(Call, Api->Dest, CV.Child);
-        if (Src)
-          continue;
-        if (Free) {
-          Writes.push_back(Call);
-          continue;
-        }
-        return Dont(Call, Name + " is passed here");
-      }
-      if (const auto *D = dyn_cast_or_null<UnaryOperator>(V); D && D->getOpcode() == UO_Deref) {
-        // `*P = value`: a write of the object; `*P` read as a value.
-        Climbed CD = climb(D, Up, parensAndImplicitCasts);
-        const Stmt *Q = CD.Parent;
-        if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Q);
-            Op && Op->getOperator() == OO_Equal && Op->getArg(0) == CD.Child) {
-          Writes.push_back(Op);
-          continue;
-        }
-        if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Q);
-            BO && BO->getOpcode() == BO_Assign && BO->getLHS() == CD.Child) {
-          Writes.push_back(BO);
-          continue;
-        }
-        const auto *CC = dyn_cast_or_null<CXXConstructExpr>(Q);
-        if (CC && CC->getConstructor()->isCopyOrMoveConstructor() && CC->getNumArgs() == 1)
-          continue; // a copy of the object
-        if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Q);
-            Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == CD.Child)
-          continue; // `h = *P`
-        return Dont(D, "'*" + P->getNameAsString() + "' is used here in a way the tool does not follow");
-      }
-      return Dont(R.E, Name + " is used here in a way the tool does not follow");
-    }
+    StagingWrites S = stagingWritesOf(G, PC.Call, PC.Fn, PC.Source);
+    if (!S.Why.empty())
+      return Dont(S.At, S.Why);
     std::optional<const ValueDecl *> Stream = streamOf(PC.Call, PC.Fn);
     std::vector<const Stmt *> Waits = coveringWaits(PC.Fn, Stream);
-    for (const Stmt *W : Writes)
-      if (In.ReachesAvoiding(PC.Call, W, Waits, PC.Fn) && !sameStagedValue(PC.Fn, PC.Call, W, Writes))
+    for (const Stmt *W : S.Writes)
+      if (In.ReachesAvoiding(PC.Call, W, Waits, PC.Fn) && !sameStagedValue(PC.Fn, PC.Call, W, S.Writes))
         return Dont(W, "'*" + P->getNameAsString() +
                            "' is written or freed here before a host wait that covers the copy's "
                            "stream");
@@ -661,6 +679,25 @@ bool DeviceStorage::holdsOneValue(Group &G) {
   return true;
 }
 
+const VarDecl *DeviceStorage::stagedMapAtCall(Group &G, const CallExpr *Copy, const VarDecl *Pin,
+                                              const FunctionDecl *Main) {
+  // What it copies no launch reads, so nothing says when it reads it.
+  if (G.LateCopies.count(Copy))
+    return nullptr;
+  StagingWrites S = stagingWritesOf(G, Copy, Main, Pin);
+  if (!S.Why.empty())
+    return nullptr;
+  std::vector<const Stmt *> Last = lastOf(Main, S.Writes, Copy);
+  const VarDecl *Map = nullptr;
+  for (const Stmt *L : Last) {
+    const VarDecl *M = storedMap(L);
+    if (!M || M->getDeclContext() != Main || (Map && M != Map) || !hostUnchangedBetween(Main, M, L, Copy))
+      return nullptr;
+    Map = M;
+  }
+  return Map;
+}
+
 bool DeviceStorage::writeOneValue(Group &G, const FunctionDecl *Main,
                                   std::vector<const Stmt *> Writes) {
   if (Writes.empty() || !In.HostUnchangedBetween)
@@ -668,12 +705,19 @@ bool DeviceStorage::writeOneValue(Group &G, const FunctionDecl *Main,
   const VarDecl *Source = nullptr;
   for (const Stmt *W : Writes) {
     auto C = llvm::find_if(G.WholeCopies, [&](const Group::WholeCopy &X) { return X.Call == W; });
-    bool ThroughPointer =
-        llvm::any_of(G.PointerCopies, [&](const Group::PointerCopy &X) { return X.Call == W; });
-    if (C == G.WholeCopies.end() || ThroughPointer || C->Fn != Main || !C->Source ||
-        C->Source->getDeclContext() != Main || (Source && C->Source != Source))
+    auto PC = llvm::find_if(G.PointerCopies, [&](const Group::PointerCopy &X) { return X.Call == W; });
+    // A copy from page-locked memory reads it at its call
+    // (pointerCopiesReadAtCall, or the group is refused), where it holds
+    // what the staging writes last before it stored: a local map unchanged
+    // since, which the copy then writes as a whole copy of it would.
+    const VarDecl *From = PC != G.PointerCopies.end()
+                              ? (PC->Fn == Main ? stagedMapAtCall(G, PC->Call, PC->Source, Main) : nullptr)
+                          : C != G.WholeCopies.end()  ? C->Source
+                                                      : nullptr;
+    if (C == G.WholeCopies.end() || C->Fn != Main || !From || From->getDeclContext() != Main ||
+        (Source && From != Source))
       return false;
-    Source = C->Source;
+    Source = From;
   }
   for (const Stmt *From : Writes)
     for (const Stmt *To : Writes)
@@ -721,7 +765,7 @@ bool DeviceStorage::writeMatchesLaunch(Group &G, const FunctionDecl *Main, const
   // A held write may run after a launch made later, which then reads what
   // was there before it.
   if (In.MayBeHeld(Call, Main)) {
-    std::vector<const Stmt *> Before = lastWritesBefore(G, Main, W);
+    std::vector<const Stmt *> Before = lastWritesBefore(G, Main, W, {Call});
     if (Before.empty())
       return false;
     llvm::append_range(Set, Before);

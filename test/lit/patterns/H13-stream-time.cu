@@ -647,3 +647,37 @@ void per_round_streams(const CUtensorMap *maps, int rounds, unsigned long long *
 // CHECK-FIXES-LABEL: void per_round_streams(
 // CHECK-FIXES: {{^}}    *d = maps[i];
 // CHECK-FIXES-NEXT: {{^}}    per_round<<<1, 1, 0, rs>>>(*d, out, i);
+__global__ void same_bytes(const CUtensorMap *map, unsigned long long *out) { out[4] = map->opaque[4]; }
+
+// A held copy from page-locked memory that was given the same local map
+// the first copy copies, unchanged since: the two writes land out of order
+// (the launch runs before the held one lands) but carry one value, so the
+// launch reads that map whichever has landed (DeviceStorage::stagedMapAtCall).
+// The twin, the map changed after it was staged, is staged_then_changed in
+// refusals/R12-stream-time.cu.
+void staged_same_map(const CUtensorMap &a, volatile int *flag, const int *dflag, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  CUtensorMap m = a;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = m;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &m, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  same_bytes<<<1, 1>>>(d, out);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'same_bytes' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void staged_same_map(
+// CHECK-FIXES: {{^}}  *d = m;
+// CHECK-FIXES-NEXT: {{^}}  spin<<<1, 1, 0, s>>>(dflag);
+// CHECK-FIXES-NEXT: {{^}}  *d = *pin;
+// CHECK-FIXES-NEXT: {{^}}  same_bytes<<<1, 1>>>(*d, out);

@@ -562,3 +562,31 @@ void restaged_after_a_change(const CUtensorMap &a, unsigned long long *out) {
 }
 // CHECK-DAG: warning: descriptor 'map' of kernel 'restaged' is left by reference
 // CHECK-DAG: :[[@LINE-8]]:3: note: also: the storage rule cannot retarget it: '*pin' is written or freed here before a host wait that covers the copy's stream
+__global__ void changed_after_staging(const CUtensorMap *map, unsigned long long *out) { out[4] = map->opaque[4]; }
+
+// The twin of staged_same_map in patterns/H13-stream-time.cu: the map
+// changes after it is staged and before the first copy, so the held copy
+// carries another value than the copy that has landed when the launch
+// reads the device copy.
+void staged_then_changed(const CUtensorMap &a, volatile int *flag, const int *dflag, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  CUtensorMap m = a;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = m;
+  m.opaque[4] = 1;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &m, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  spin<<<1, 1, 0, s>>>(dflag);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  changed_after_staging<<<1, 1>>>(d, out);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaStreamDestroy(s);
+}
+// CHECK-DAG: warning: descriptor 'map' of kernel 'changed_after_staging' is left by reference

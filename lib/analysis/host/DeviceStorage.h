@@ -529,8 +529,9 @@ private:
   /// device copy (unknownMayPrecede)?
   bool unknownsAfter(Group &G, const clang::FunctionDecl *Main, const clang::CallExpr *Launch);
   /// The function the value form keeps the group in: the one that
-  /// allocates it, when every storage is its local or a parameter of a
-  /// launcher only it calls; else null.
+  /// allocates it, when every storage is its local, a parameter of a
+  /// launcher only it calls, or storage that outlivesButOnlyRelays; else
+  /// null.
   const clang::FunctionDecl *valueFormScope(Group &G);
   /// A storage of the group that is not a local of one call (a static
   /// local, a global of this unit, an accessor's result) and that the

@@ -453,9 +453,11 @@ const VarDecl *DeviceStorage::copiedMap(Group &G, const FunctionDecl *Main, cons
       llvm::none_of(G.R.Launches, [&](const RetargetedLaunch &L) { return L.launchCall() == Launch; }) ||
       !writeOneValue(G, Main, std::vector<const Stmt *>(Copies.begin(), Copies.end())))
     return nullptr;
+  // The map named by the first copy's own text (a copy from page-locked
+  // memory names none, though writeOneValue reads the map staged into it).
   auto Copy = llvm::find_if(G.WholeCopies, [&](const Group::WholeCopy &C) { return C.Call == Copies.front(); });
-  const VarDecl *Source = Copy->Source;
-  if (Copy->SourceText != Source->getName())
+  const VarDecl *Source = Copy != G.WholeCopies.end() ? Copy->Source : nullptr;
+  if (!Source || Copy->SourceText != Source->getName())
     return nullptr;
   // Declared before the launch, in a block around it.
   const Stmt *Decl = nullptr;
@@ -525,10 +527,6 @@ DeviceStorage::StagingWrites DeviceStorage::stagingWritesOf(Group &G, const Call
                                                             const FunctionDecl *CopyFn,
                                                             const VarDecl *P) {
   StagingWrites Out;
-  struct {
-    const CallExpr *Call;
-    const FunctionDecl *Fn;
-  } PC{Copy, CopyFn};
   std::string Name = "'" + P->getNameAsString() + "'";
   auto Dont = [&](const Stmt *At, const std::string &What) {
     Out.At = At;
@@ -536,17 +534,17 @@ DeviceStorage::StagingWrites DeviceStorage::stagingWritesOf(Group &G, const Call
     return Out;
   };
   const auto *Fn = dyn_cast<FunctionDecl>(P->getDeclContext());
-  if (!Fn || !PC.Fn || Fn->getCanonicalDecl() != PC.Fn->getCanonicalDecl() || P->isStaticLocal())
-    return Dont(PC.Call, Name + " is not a local variable of the function that copies");
+  if (!Fn || !CopyFn || Fn->getCanonicalDecl() != CopyFn->getCanonicalDecl() || P->isStaticLocal())
+    return Dont(Copy, Name + " is not a local variable of the function that copies");
   if (P->getInit() && !P->getInit()->IgnoreParenImpCasts()->isNullPointerConstant(
                           Ctx, Expr::NPC_ValueDependentIsNotNull))
-    return Dont(PC.Call, Name + " is given a value where it is declared");
+    return Dont(Copy, Name + " is given a value where it is declared");
   auto It = Idx->Nodes.find(Idx->variableKey(P));
   if (It == Idx->Nodes.end() || !It->second.Defs.empty())
-    return Dont(PC.Call, Name + " is given a value other than a page-locked allocation");
+    return Dont(Copy, Name + " is given a value other than a page-locked allocation");
   // Every use of the pointer, classified: what writes `*P`, and where.
   for (const StorageRef &R : It->second.Uses) {
-    auto Up = [&](const Stmt *S) { return parent(PC.Fn, S); };
+    auto Up = [&](const Stmt *S) { return parent(CopyFn, S); };
     Climbed C = climb(R.E, Up, parens);
     const Stmt *Par = C.Parent;
     if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Par); UO && UO->getOpcode() == UO_AddrOf) {

@@ -525,24 +525,24 @@ bool DeviceStorage::landsAfterEveryLaunch(Group &G, const FunctionDecl *Main, co
 
 DeviceStorage::StagingWrites DeviceStorage::stagingWritesOf(Group &G, const CallExpr *Copy,
                                                             const FunctionDecl *CopyFn,
-                                                            const VarDecl *P) {
+                                                            const VarDecl *Pin) {
   StagingWrites Out;
-  std::string Name = "'" + P->getNameAsString() + "'";
+  std::string Name = "'" + Pin->getNameAsString() + "'";
   auto Dont = [&](const Stmt *At, const std::string &What) {
     Out.At = At;
     Out.Why = What;
     return Out;
   };
-  const auto *Fn = dyn_cast<FunctionDecl>(P->getDeclContext());
-  if (!Fn || !CopyFn || Fn->getCanonicalDecl() != CopyFn->getCanonicalDecl() || P->isStaticLocal())
+  const auto *Fn = dyn_cast<FunctionDecl>(Pin->getDeclContext());
+  if (!Fn || !CopyFn || Fn->getCanonicalDecl() != CopyFn->getCanonicalDecl() || Pin->isStaticLocal())
     return Dont(Copy, Name + " is not a local variable of the function that copies");
-  if (P->getInit() && !P->getInit()->IgnoreParenImpCasts()->isNullPointerConstant(
+  if (Pin->getInit() && !Pin->getInit()->IgnoreParenImpCasts()->isNullPointerConstant(
                           Ctx, Expr::NPC_ValueDependentIsNotNull))
     return Dont(Copy, Name + " is given a value where it is declared");
-  auto It = Idx->Nodes.find(Idx->variableKey(P));
+  auto It = Idx->Nodes.find(Idx->variableKey(Pin));
   if (It == Idx->Nodes.end() || !It->second.Defs.empty())
     return Dont(Copy, Name + " is given a value other than a page-locked allocation");
-  // Every use of the pointer, classified: what writes `*P`, and where.
+  // Every use of the pointer, classified: what writes `*pin`, and where.
   for (const StorageRef &R : It->second.Uses) {
     auto Up = [&](const Stmt *S) { return parent(CopyFn, S); };
     Climbed C = climb(R.E, Up, parens);
@@ -574,7 +574,7 @@ DeviceStorage::StagingWrites DeviceStorage::stagingWritesOf(Group &G, const Call
       return Dont(Call, Name + " is passed here");
     }
     if (const auto *D = dyn_cast_or_null<UnaryOperator>(V); D && D->getOpcode() == UO_Deref) {
-      // `*P = value`: a write of the object; `*P` read as a value.
+      // `*pin = value`: a write of the object; `*pin` read as a value.
       Climbed CD = climb(D, Up, parensAndImplicitCasts);
       const Stmt *Q = CD.Parent;
       if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Q);
@@ -592,8 +592,8 @@ DeviceStorage::StagingWrites DeviceStorage::stagingWritesOf(Group &G, const Call
         continue; // a copy of the object
       if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Q);
           Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Op->getArg(1) == CD.Child)
-        continue; // `h = *P`
-      return Dont(D, "'*" + P->getNameAsString() + "' is used here in a way the tool does not follow");
+        continue; // `h = *pin`
+      return Dont(D, "'*" + Pin->getNameAsString() + "' is used here in a way the tool does not follow");
     }
     return Dont(R.E, Name + " is used here in a way the tool does not follow");
   }

@@ -737,7 +737,8 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
     return std::nullopt;
   Group G;
   G.ValueForm = ValueForm;
-  G.R.Name = Idx->Nodes[*Start].Name;
+  G.R.Name = Idx->Nodes[*Start].Name; // the value form names the variable allocated into
+  G.R.Where = ST.point(Idx->Nodes[*Start].D->getLocation());
   join(G, *Start, Arg);
   while (!G.Why && !G.Work.empty()) {
     std::string Key = G.Work.front();
@@ -803,8 +804,6 @@ std::optional<Retarget> DeviceStorage::retarget(const Expr *Arg, std::optional<N
     }
   G.R.Key = "storage:" + *G.Members.begin();
   G.R.Storages.assign(G.Members.begin(), G.Members.end());
-  if (!G.R.Mirrored) // the value form's is the variable allocated into
-    G.R.Where = ST.point(Idx->Nodes[*Start].D->getLocation());
   for (const FunctionDecl *Fn : G.Spans)
     G.R.ReliesOn.push_back(spanOf(Fn));
   return std::move(G.R);

@@ -397,9 +397,14 @@ private:
   copiesAfterBoth(Group &G, const clang::FunctionDecl *Main, const clang::Stmt *A, bool AHeld,
                   std::optional<const clang::ValueDecl *> AStream, const clang::Stmt *B, bool BHeld,
                   std::optional<const clang::ValueDecl *> BStream);
+  /// The capture of the unit that takes \p Op, made in \p Fn on a stream
+  /// variable that names no one stream through \p Fn (created in each
+  /// round of a loop): the one whose own variable \p Op's stream operand
+  /// names and between whose begin and end \p Op is made; else null.
+  const GraphCapture *roundCaptureOf(const clang::CallExpr *Op, const clang::FunctionDecl *Fn);
   /// The replays of the graph \p Launch (made by \p Main) is captured
-  /// into, when it is made while a capture read whole records its stream;
-  /// none otherwise.
+  /// into, when it is made while a capture read whole records its stream
+  /// (also through roundCaptureOf); none otherwise.
   std::optional<std::vector<const clang::Stmt *>> replaysOf(const clang::CallExpr *Launch,
                                                             const clang::FunctionDecl *Main);
   /// Is the local map \p Source unchanged from \p From to \p To in \p Main

@@ -158,6 +158,19 @@ const DeviceStorage::Captures &DeviceStorage::captures() {
   return *CapturesRead;
 }
 
+const GraphCapture *DeviceStorage::roundCaptureOf(const CallExpr *Op, const FunctionDecl *Fn) {
+  // A stream created anew in each round of a loop names no one stream
+  // through the function, but work enqueued through the capture's own
+  // variable between its begin and its end is recorded into that graph.
+  const Captures &C = captures();
+  if (!Op || !C.List || !In.Between)
+    return nullptr;
+  for (const GraphCapture &X : *C.List)
+    if (X.Stream == streamVariableOf(Op) && X.Fn == Fn && In.Between(X.Begin, X.End, Op, Fn))
+      return &X;
+  return nullptr;
+}
+
 bool DeviceStorage::capturedLaunchesAgree(Group &G) {
   const Captures &C = captures();
   std::string Name = "'" + G.R.Name + "'";
@@ -177,14 +190,8 @@ bool DeviceStorage::capturedLaunchesAgree(Group &G) {
     for (const GraphCapture &X : *C.List)
       if (S && X.Stream == *S)
         Cap = &X;
-    // A stream created anew in each round of a loop names no one stream
-    // through the function, but work enqueued through the capture's own
-    // variable between its begin and its end is recorded into that graph.
-    if (!Cap && !S && In.Between)
-      for (const GraphCapture &X : *C.List)
-        if (X.Stream == streamVariableOf(O.Call) && O.Fn == X.Fn &&
-            In.Between(X.Begin, X.End, O.Call, X.Fn))
-          Cap = &X;
+    if (!Cap && !S)
+      Cap = roundCaptureOf(O.Call, O.Fn);
     if (!Cap) {
       const auto *V = S ? dyn_cast<VarDecl>(*S) : nullptr;
       if (V && V->hasLocalStorage() && !isa<ParmVarDecl>(V))

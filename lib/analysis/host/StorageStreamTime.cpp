@@ -237,6 +237,8 @@ std::optional<std::vector<const Stmt *>> DeviceStorage::replaysOf(const CallExpr
   for (const GraphCapture &Cap : *C.List)
     if (S && *S && Cap.Stream == *S && Cap.Fn == Main && In.Between(Cap.Begin, Cap.End, Launch, Main))
       return std::vector<const Stmt *>(Cap.Replays.begin(), Cap.Replays.end());
+  if (const GraphCapture *Cap = S ? nullptr : roundCaptureOf(Launch, Main))
+    return std::vector<const Stmt *>(Cap->Replays.begin(), Cap->Replays.end());
   return std::nullopt;
 }
 

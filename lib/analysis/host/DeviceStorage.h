@@ -170,10 +170,11 @@ struct StorageInputs {
   /// \p Fn, by every name and escape the object proof follows
   /// (ObjectReach::changeBetween)?
   /// Stream callbacks for which \p RunsOutside answers true cannot run in
-  /// between.
+  /// between; the calls \p Skip are not taken for writers.
   std::function<bool(const clang::VarDecl *, const clang::Stmt *, const clang::Stmt *,
                      const clang::FunctionDecl *,
-                     const std::function<bool(const clang::Stmt *)> &RunsOutside)>
+                     const std::function<bool(const clang::Stmt *)> &RunsOutside,
+                     llvm::ArrayRef<const clang::Stmt *> Skip)>
       HostUnchangedBetween;
   /// Does the descriptor parameter \p Index of \p Kernel stay by
   /// reference (a kernel that writes it on the device, say)?
@@ -296,12 +297,16 @@ private:
   };
   StagingWrites stagingWritesOf(Group &G, const clang::CallExpr *Copy, const clang::FunctionDecl *Fn,
                                 const clang::VarDecl *Pin);
-  /// The local map of \p Main whose value the copy \p Copy from \p Pin copies
-  /// where it reads `*pin` at its call: every write of `*pin` last before
-  /// the call is `*pin = m;` of that map, unchanged from there to the
-  /// call; null otherwise, and for a copy that lands after every launch.
-  const clang::VarDecl *stagedMapAtCall(Group &G, const clang::CallExpr *Copy,
-                                        const clang::VarDecl *Pin, const clang::FunctionDecl *Main);
+  /// What the copy \p Copy from \p Pin copies where it reads `*pin` at its
+  /// call: a local map of \p Main as it was at each of the staging writes
+  /// (`*pin = m;`) last before the call, where every one of them stores that
+  /// map. Map null otherwise, and for a copy that lands after every launch.
+  struct StagedValue {
+    const clang::VarDecl *Map = nullptr;
+    std::vector<const clang::Stmt *> ReadAt;
+  };
+  StagedValue stagedMapAtCall(Group &G, const clang::CallExpr *Copy, const clang::VarDecl *Pin,
+                              const clang::FunctionDecl *Main);
   /// The value form's whole copies of the group's function that land
   /// after every launch (landsAfterEveryLaunch), into G.LateCopies: what
   /// they copy no launch reads, so neither their order with other work nor
@@ -409,9 +414,12 @@ private:
                                                             const clang::FunctionDecl *Main);
   /// Is the local map \p Source unchanged from \p From to \p To in \p Main
   /// (In.HostUnchangedBetween), where a stream callback that may reach it
-  /// runs only as its stream lets it (callbackRunsOutside)?
+  /// runs only as its stream lets it (callbackRunsOutside)? The statements
+  /// \p Device (the group's own copies, which write only the device copy)
+  /// are not taken for writers of the map.
   bool hostUnchangedBetween(const clang::FunctionDecl *Main, const clang::VarDecl *Source,
-                            const clang::Stmt *From, const clang::Stmt *To);
+                            const clang::Stmt *From, const clang::Stmt *To,
+                            llvm::ArrayRef<const clang::Stmt *> Device = {});
   /// Can the stream callback enqueued by \p X (a statement of \p Main) not
   /// run between \p From and \p To: held behind a hold that no release
   /// before \p To lets go, or seen to finish by a host wait before \p From
@@ -467,10 +475,10 @@ private:
                                         const clang::CallExpr *Launch,
                                         llvm::ArrayRef<const clang::Stmt *> Last);
   /// Do the writes \p Writes of the group, all made in \p Main, write one
-  /// value: each a whole copy of one local host map of Main (read at its
-  /// call; through a pointer, where stagedMapAtCall names the map the
-  /// pointer's object was last given) that the object proof shows unchanged
-  /// between any two of them, itself again included (host/StorageStreamTime.cpp)?
+  /// value: each a whole copy of one local host map of Main, read at its
+  /// call, or through a pointer at the staging writes stagedMapAtCall
+  /// names, that the object proof shows unchanged between any two of those
+  /// reads, each again included (host/StorageStreamTime.cpp)?
   bool writeOneValue(Group &G, const clang::FunctionDecl *Main,
                      std::vector<const clang::Stmt *> Writes);
   /// The writes of the group that may be the last one made before \p At

@@ -147,8 +147,10 @@ private:
     };
     In.HostUnchangedBetween = [this](const VarDecl *Object, const Stmt *From, const Stmt *To,
                                      const FunctionDecl *Fn,
-                                     const std::function<bool(const Stmt *)> &RunsOutside) {
+                                     const std::function<bool(const Stmt *)> &RunsOutside,
+                                     llvm::ArrayRef<const Stmt *> Skip) {
       ObjectQuery Q{Object, From, To, Fn, nullptr, {From, To}, {}, RunsOutside};
+      llvm::append_range(Q.Skip, Skip);
       return !Reach.changeBetween(Q);
     };
     In.ReachesAvoiding = [this](const Stmt *From, const Stmt *To, llvm::ArrayRef<const Stmt *> Stops,

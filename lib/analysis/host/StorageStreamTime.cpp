@@ -397,10 +397,11 @@ bool DeviceStorage::heldWriteLandsLate(Group &G, const FunctionDecl *Main, const
 }
 
 bool DeviceStorage::hostUnchangedBetween(const FunctionDecl *Main, const VarDecl *Source,
-                                         const Stmt *From, const Stmt *To) {
-  return In.HostUnchangedBetween(Source, From, To, Main, [&](const Stmt *X) {
-    return callbackRunsOutside(Main, X, From, To);
-  });
+                                         const Stmt *From, const Stmt *To,
+                                         llvm::ArrayRef<const Stmt *> Device) {
+  return In.HostUnchangedBetween(
+      Source, From, To, Main, [&](const Stmt *X) { return callbackRunsOutside(Main, X, From, To); },
+      Device);
 }
 
 bool DeviceStorage::callbackRunsOutside(const FunctionDecl *Main, const Stmt *X,
@@ -679,23 +680,23 @@ bool DeviceStorage::holdsOneValue(Group &G) {
   return true;
 }
 
-const VarDecl *DeviceStorage::stagedMapAtCall(Group &G, const CallExpr *Copy, const VarDecl *Pin,
-                                              const FunctionDecl *Main) {
+DeviceStorage::StagedValue DeviceStorage::stagedMapAtCall(Group &G, const CallExpr *Copy,
+                                                          const VarDecl *Pin, const FunctionDecl *Main) {
   // What it copies no launch reads, so nothing says when it reads it.
   if (G.LateCopies.count(Copy))
-    return nullptr;
+    return {};
   StagingWrites S = stagingWritesOf(G, Copy, Main, Pin);
   if (!S.Why.empty())
-    return nullptr;
-  std::vector<const Stmt *> Last = lastOf(Main, S.Writes, Copy);
-  const VarDecl *Map = nullptr;
-  for (const Stmt *L : Last) {
+    return {};
+  StagedValue Out;
+  Out.ReadAt = lastOf(Main, S.Writes, Copy);
+  for (const Stmt *L : Out.ReadAt) {
     const VarDecl *M = storedMap(L);
-    if (!M || M->getDeclContext() != Main || (Map && M != Map) || !hostUnchangedBetween(Main, M, L, Copy))
-      return nullptr;
-    Map = M;
+    if (!M || M->getDeclContext() != Main || (Out.Map && M != Out.Map))
+      return {};
+    Out.Map = M;
   }
-  return Map;
+  return Out;
 }
 
 bool DeviceStorage::writeOneValue(Group &G, const FunctionDecl *Main,
@@ -703,25 +704,35 @@ bool DeviceStorage::writeOneValue(Group &G, const FunctionDecl *Main,
   if (Writes.empty() || !In.HostUnchangedBetween)
     return false;
   const VarDecl *Source = nullptr;
+  // Where each write reads the map: a whole copy at its call; a copy from
+  // page-locked memory, which reads it at its call
+  // (pointerCopiesReadAtCall, or the group is refused), where the staging
+  // writes last before it stored the map, each where it was made.
+  std::vector<const Stmt *> Reads;
   for (const Stmt *W : Writes) {
     auto C = llvm::find_if(G.WholeCopies, [&](const Group::WholeCopy &X) { return X.Call == W; });
     auto PC = llvm::find_if(G.PointerCopies, [&](const Group::PointerCopy &X) { return X.Call == W; });
-    // A copy from page-locked memory reads it at its call
-    // (pointerCopiesReadAtCall, or the group is refused), where it holds
-    // what the staging writes last before it stored: a local map unchanged
-    // since, which the copy then writes as a whole copy of it would.
-    const VarDecl *From = PC != G.PointerCopies.end()
-                              ? (PC->Fn == Main ? stagedMapAtCall(G, PC->Call, PC->Source, Main) : nullptr)
-                          : C != G.WholeCopies.end()  ? C->Source
-                                                      : nullptr;
-    if (C == G.WholeCopies.end() || C->Fn != Main || !From || From->getDeclContext() != Main ||
-        (Source && From != Source))
+    if (C == G.WholeCopies.end() || C->Fn != Main)
+      return false;
+    const VarDecl *From = C->Source;
+    std::vector<const Stmt *> ReadAt{W};
+    if (PC != G.PointerCopies.end()) {
+      if (PC->Fn != Main)
+        return false;
+      StagedValue V = stagedMapAtCall(G, PC->Call, PC->Source, Main);
+      From = V.Map;
+      ReadAt = std::move(V.ReadAt);
+    }
+    if (!From || From->getDeclContext() != Main || (Source && From != Source))
       return false;
     Source = From;
+    llvm::append_range(Reads, ReadAt);
   }
-  for (const Stmt *From : Writes)
-    for (const Stmt *To : Writes)
-      if (!hostUnchangedBetween(Main, Source, From, To))
+  // The copies themselves write only the device copy: between two reads
+  // they change no map.
+  for (const Stmt *From : Reads)
+    for (const Stmt *To : Reads)
+      if (!hostUnchangedBetween(Main, Source, From, To, Writes))
         return false;
   return true;
 }

@@ -681,3 +681,37 @@ void staged_same_map(const CUtensorMap &a, volatile int *flag, const int *dflag,
 // CHECK-FIXES-NEXT: {{^}}  spin<<<1, 1, 0, s>>>(dflag);
 // CHECK-FIXES-NEXT: {{^}}  *d = *pin;
 // CHECK-FIXES-NEXT: {{^}}  same_bytes<<<1, 1>>>(*d, out);
+
+// The held copy from 'pin' carries the map as it was staged, which the
+// first copy also copied: a change of the map after both (m.opaque[6])
+// leaves one value in the device copy whichever lands last, so the launch
+// before the held copy lands reads what the snapshot at its call passes.
+__global__ void staged_before_change(const CUtensorMap *map, unsigned long long *out) { out[19] = map->opaque[6]; }
+void staged_then_map_changed(const CUtensorMap &a, volatile int *flag, const int *dflag, unsigned long long *out) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  CUtensorMap m = a;
+  CUtensorMap *pin;
+  cudaMallocHost(&pin, sizeof(CUtensorMap));
+  *pin = m;
+  CUtensorMap *d;
+  cudaMalloc(&d, sizeof(CUtensorMap));
+  cudaMemcpy(d, &m, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  m.opaque[6] = 2;
+  spin<<<1, 1, 0, s>>>(dflag);
+  cudaMemcpyAsync(d, pin, sizeof(CUtensorMap), cudaMemcpyHostToDevice, s);
+  staged_before_change<<<1, 1>>>(d, out);
+  cudaStreamSynchronize(0);
+  *flag = 1;
+  cudaStreamSynchronize(s);
+  cudaFree(d);
+  cudaFreeHost(pin);
+  cudaStreamDestroy(s);
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'staged_before_change' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: void staged_then_map_changed(
+// CHECK-FIXES: {{^}}  *d = m;
+// CHECK-FIXES-NEXT: {{^}}  m.opaque[6] = 2;
+// CHECK-FIXES-NEXT: {{^}}  spin<<<1, 1, 0, s>>>(dflag);
+// CHECK-FIXES-NEXT: {{^}}  *d = *pin;
+// CHECK-FIXES-NEXT: {{^}}  staged_before_change<<<1, 1>>>(*d, out);

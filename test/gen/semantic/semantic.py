@@ -4,7 +4,8 @@ model that says what every launch reads, and an oracle that compares the
 tool's rewrite of every launch with the model.
 
   semantic.py --tool PATH [--seed S] [--programs N] [--pack K] [--survey]
-              [--known FILE] [--update-known FILE] [--emit DIR] [--keep DIR]
+              [--known FILE]... [--update-known FILE] [--update-careful FILE]
+              [--emit DIR] [--keep DIR]
               [--notes] [--census]
 
 Grammar. Each program has two host maps `h` and
@@ -96,8 +97,9 @@ the model runs the program on each (correct_forms).
 A program with a disagreement that is not listed is run again alone, and the
 alone verdict is the one reported (--survey, for long runs: only a wrong
 rewrite is). Disagreements are compared with the known
-list (lines `SEED PROGRAM LAUNCH CLASS`): a new one or a listed one that no
-longer happens fails the run, so the list only shrinks. The last line
+lists (lines `SEED PROGRAM LAUNCH CLASS`; known-failures.txt for wrong
+rewrites, over-careful.txt for over-careful refusals): a new one or a listed
+one that no longer happens fails the run, so the lists only shrink. The last line
 measures issue 41's goal: over-careful launches as a share of the launches
 of programs whose every launch has a correct rewrite (the safe ones), by
 the reason (`reasonId`) the tool's report gives, and the line after it the
@@ -1086,11 +1088,13 @@ def verdicts(program, forms):
     return out
 
 
-def read_known(path, seed, programs):
-    """The listed disagreements of this seed's first `programs` programs:
-    {(seed, program, launch): class}."""
+def read_known(paths, seed, programs):
+    """The listed disagreements of this seed's first `programs` programs, in
+    every list of `paths`: {(seed, program, launch): class}."""
     known = {}
-    if path and os.path.exists(path):
+    for path in paths or []:
+        if not os.path.exists(path):
+            continue
         for line in open(path):
             line = line.split("#")[0].strip()
             if line:
@@ -1098,6 +1102,13 @@ def read_known(path, seed, programs):
                 if int(s) == seed and int(prog) < programs:
                     known[(int(s), int(prog), int(launch))] = cls
     return known
+
+
+def write_list(path, header, entries):
+    with open(path, "w") as f:
+        f.write(header)
+        for (seed, prog, launch), cls in sorted(entries.items()):
+            f.write(f"{seed} {prog} {launch} {cls}\n")
 
 
 def run_tool(tool, work, name, programs):
@@ -1119,8 +1130,10 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--programs", type=int, default=100)
     ap.add_argument("--pack", type=int, default=25, help="programs per translation unit")
-    ap.add_argument("--known", help="the known-failure list to compare with")
-    ap.add_argument("--update-known", help="write this run's disagreements to this file")
+    ap.add_argument("--known", action="append",
+                    help="a list of known disagreements to compare with (repeat for several)")
+    ap.add_argument("--update-known", help="write this run's wrong rewrites to this file")
+    ap.add_argument("--update-careful", help="write this run's over-careful refusals to this file")
     ap.add_argument("--emit", help="write the packs, original and rewritten, with expected outputs")
     ap.add_argument("--keep")
     ap.add_argument("--notes", action="store_true",
@@ -1211,11 +1224,13 @@ def main():
         print(f"FAIL listed disagreement no longer happens (take it off the list): "
               f"seed {seed} program {prog} launch {launch}: {cls}")
     if a.update_known:
-        with open(a.update_known, "w") as f:
-            f.write("# SEED PROGRAM LAUNCH CLASS: disagreements of the tool with the model "
-                    "(test/gen/semantic/semantic.py); the list only shrinks.\n")
-            for (seed, prog, launch), cls in sorted(found.items()):
-                f.write(f"{seed} {prog} {launch} {cls}\n")
+        write_list(a.update_known, "# SEED PROGRAM LAUNCH CLASS: wrong rewrites of the tool by the model "
+                   "(test/gen/semantic/semantic.py); the list only shrinks.\n",
+                   {k: v for k, v in found.items() if v != "over-careful"})
+    if a.update_careful:
+        write_list(a.update_careful, "# SEED PROGRAM LAUNCH CLASS: over-careful refusals of the tool by the "
+                   "model (test/gen/semantic/semantic.py); the list only shrinks.\n",
+                   {k: v for k, v in found.items() if v == "over-careful"})
     classes = {}
     for cls in found.values():
         classes[cls] = classes.get(cls, 0) + 1

@@ -174,6 +174,17 @@ std::optional<TextEdit> SourceText::removeStatement(SourceRange StmtTokens) cons
   return E;
 }
 
+std::string SourceText::indentOf(SourceLocation Loc) const {
+  auto [File, Offset] = SM.getDecomposedLoc(SM.getExpansionLoc(Loc));
+  StringRef Buffer = SM.getBufferData(File);
+  size_t Start = Buffer.rfind('\n', Offset ? Offset - 1 : 0);
+  Start = Start == StringRef::npos ? 0 : Start + 1;
+  size_t End = Start;
+  while (End < Buffer.size() && (Buffer[End] == ' ' || Buffer[End] == '\t'))
+    ++End;
+  return Buffer.slice(Start, End).str();
+}
+
 bool SourceText::inSystemHeader(SourceLocation Loc) const {
   return Loc.isValid() && SM.isInSystemHeader(SM.getExpansionLoc(Loc));
 }

@@ -271,9 +271,110 @@ void DeviceStorage::addUse(Group &G, HostUseKind K, const CallExpr *Call, const 
     G.R.Uses.push_back(std::move(U));
     return;
   }
-  std::string Text = valueUsed(Call, R.Fn) ? "(" + Effect + ", " + Success + ")" : Effect;
+  bool Used = valueUsed(Call, R.Fn);
+  if (Used && !Effect.empty())
+    if (std::optional<std::vector<TextEdit>> Plain = plainStatement(Call, R.Fn, Effect, Success)) {
+      U.Removal = std::move(*Plain);
+      G.R.Uses.push_back(std::move(U));
+      return;
+    }
+  std::string Text = Used ? "(" + Effect + ", " + Success + ")" : Effect;
   U.Removal.push_back(ST.replace(*Range, Text));
   G.R.Uses.push_back(std::move(U));
+}
+
+/// Does \p S hold anything another edit of the run may change: a call the
+/// CUDA table knows, a kernel launch, or a name of a pointer to a
+/// descriptor or of a device address?
+static bool mayHoldEdits(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<CUDAKernelCallExpr>(S))
+    return true;
+  // A log call (`fprintf`) is edited only through the names it is given.
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const CudaApi *Api = cudaApiOf(Call); Api && Api->Role != ApiRole::Log)
+      return true;
+  if (isa<DeclRefExpr, MemberExpr>(S)) {
+    QualType T = cast<Expr>(S)->getType();
+    if (!T.isNull() && ((T->isPointerType() && isTensorMapRecord(T->getPointeeType())) ||
+                        T.getAsString().find("CUdeviceptr") != std::string::npos))
+      return true;
+  }
+  return llvm::any_of(S->children(), mayHoldEdits);
+}
+
+/// Is \p E the success code \p Success (`cudaSuccess`, `CUDA_SUCCESS`)?
+static bool isSuccessCode(const Expr *E, llvm::StringRef Success) {
+  const auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  return R && isa<EnumConstantDecl>(R->getDecl()) && R->getDecl()->getName() == Success;
+}
+
+/// Where the statement around \p Call tests or keeps the error code that
+/// the retargeted effect \p Effect no longer returns, the edits that make it
+/// a plain statement (issue 42): `if (CALL != cudaSuccess) <error>` (or
+/// `if (CALL)`) with no else becomes `Effect;`, its branch no longer able to
+/// run; `cudaError_t err = CALL;`, `err = CALL;` and `return CALL;` in a
+/// block get `Effect;` on a line before them and the success code in the
+/// call's place. None for other shapes, and where the branch removed holds
+/// something another edit may change; the comma form stays there.
+std::optional<std::vector<TextEdit>> DeviceStorage::plainStatement(const CallExpr *Call,
+                                                                   const FunctionDecl *Fn,
+                                                                   const std::string &Effect,
+                                                                   llvm::StringRef Success) {
+  auto Up = [&](const Stmt *S) { return parent(Fn, S); };
+  Climbed C = climb(Call, Up, parensImplicitCastsAndCleanups);
+  // The test `CALL != SUCCESS` (either side), or the call itself.
+  const Stmt *Tested = C.Child;
+  const Stmt *TestParent = C.Parent;
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(C.Parent)) {
+    if (BO->getOpcode() == BO_NE &&
+        (isSuccessCode(BO->getRHS(), Success) || isSuccessCode(BO->getLHS(), Success))) {
+      Climbed T = climb(BO, Up, parensAndImplicitCasts);
+      Tested = T.Child;
+      TestParent = T.Parent;
+    }
+  }
+  if (const auto *If = dyn_cast_or_null<IfStmt>(TestParent)) {
+    if (If->getCond() != Tested || If->getElse() || If->getInit() || If->getConditionVariable() ||
+        If->isConsteval() || If->isConstexpr() || mayHoldEdits(If->getThen()))
+      return std::nullopt;
+    std::optional<CharSourceRange> Whole = ST.fileRange(If->getSourceRange());
+    if (!Whole)
+      return std::nullopt;
+    SourceLocation End = Whole->getEnd();
+    if (!isa<CompoundStmt>(If->getThen())) {
+      // The branch's own ';' ends the if.
+      SourceLocation Semi = Lexer::findLocationAfterToken(
+          ST.SM.getExpansionLoc(If->getThen()->getEndLoc()), tok::semi, ST.SM, Ctx.getLangOpts(), false);
+      if (Semi.isInvalid())
+        return std::nullopt;
+      End = Semi;
+    }
+    return std::vector<TextEdit>{
+        ST.replace(CharSourceRange::getCharRange(Whole->getBegin(), End), Effect + ";")};
+  }
+  // The statement the value is kept or returned by, in a block.
+  const Stmt *Holder = nullptr;
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(C.Parent)) {
+    const auto *V = DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
+    if (V && V->getInit() && V->getInit()->IgnoreParenImpCasts() == Call->IgnoreParenImpCasts())
+      Holder = DS;
+  } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(C.Parent)) {
+    if (BO->getOpcode() == BO_Assign && BO->getRHS() == C.Child)
+      Holder = BO;
+  } else if (isa_and_nonnull<ReturnStmt>(C.Parent)) {
+    Holder = C.Parent;
+  }
+  if (!Holder || !isa_and_nonnull<CompoundStmt>(parent(Fn, Holder)))
+    return std::nullopt;
+  std::optional<CharSourceRange> Range = ST.fileRange(Call->getSourceRange());
+  std::optional<CharSourceRange> At = ST.fileRange(Holder->getSourceRange());
+  if (!Range || !At)
+    return std::nullopt;
+  return std::vector<TextEdit>{
+      ST.insertBefore(At->getBegin(), Effect + ";\n" + ST.indentOf(At->getBegin())),
+      ST.replace(*Range, Success.str())};
 }
 
 /// How an edit spells the host pointer that the storage reference \p Ref

@@ -625,6 +625,10 @@ private:
   void addUse(Group &G, HostUseKind K, const clang::CallExpr *Call, const StorageRef &R,
               const std::string &Effect, std::string What);
   bool valueUsed(const clang::Stmt *Call, const clang::FunctionDecl *Fn);
+  std::optional<std::vector<TextEdit>> plainStatement(const clang::CallExpr *Call,
+                                                      const clang::FunctionDecl *Fn,
+                                                      const std::string &Effect,
+                                                      llvm::StringRef Success);
   SourceSpan spanOf(const clang::FunctionDecl *Fn);
 };
 

@@ -16,19 +16,6 @@ using namespace clang;
 namespace tma::analysis {
 
 namespace {
-/// The whitespace that starts the line \p Loc is on, up to the first other
-/// character.
-std::string indentOf(SourceLocation Loc, const SourceManager &SM) {
-  auto [File, Offset] = SM.getDecomposedLoc(SM.getExpansionLoc(Loc));
-  llvm::StringRef Buffer = SM.getBufferData(File);
-  size_t Start = Buffer.rfind('\n', Offset ? Offset - 1 : 0);
-  Start = Start == llvm::StringRef::npos ? 0 : Start + 1;
-  size_t End = Start;
-  while (End < Buffer.size() && (Buffer[End] == ' ' || Buffer[End] == '\t'))
-    ++End;
-  return Buffer.slice(Start, End).str();
-}
-
 /// The variable `cudaMalloc(&v, ...)` allocates into, or null.
 const VarDecl *allocatedVariable(const CallExpr *Call) {
   const CudaApi *Api = cudaApiOf(Call);
@@ -280,7 +267,7 @@ bool DeviceStorage::valueForm(Group &G) {
   std::optional<CharSourceRange> DeclEnd = ST.fileRange(RootDecl->getEndLoc());
   if (!DeclEnd)
     return Refuse(RootDecl, "its declaration is spelled inside a macro body");
-  std::string DeclIndent = indentOf(RootDecl->getBeginLoc(), SM);
+  std::string DeclIndent = ST.indentOf(RootDecl->getBeginLoc());
   // The edits: nothing on the allocation, the frees, the partial writes;
   // after each whole copy, the assignment of what it copies; the launches
   // pass the value; the value declared after the allocated variable.
@@ -300,7 +287,7 @@ bool DeviceStorage::valueForm(Group &G) {
                                                         tok::semi, SM, Ctx.getLangOpts(), false);
     if (Semi.isInvalid())
       return std::nullopt;
-    return ST.insertBefore(Semi, "\n" + indentOf(Call->getBeginLoc(), SM) + Text);
+    return ST.insertBefore(Semi, "\n" + ST.indentOf(Call->getBeginLoc()) + Text);
   };
   for (HostUse &U : G.R.Uses) {
     if (U.Kind == HostUseKind::Other || U.Kind == HostUseKind::Launch)

@@ -48,6 +48,10 @@ public:
 
   bool inSystemHeader(clang::SourceLocation Loc) const;
 
+  /// The blanks that start the line \p Loc (its expansion) is on, up to the
+  /// first other character: the indentation a statement put before it takes.
+  std::string indentOf(clang::SourceLocation Loc) const;
+
   const clang::SourceManager &SM;
   const clang::LangOptions &LO;
 };

@@ -47,8 +47,9 @@ void driver_copy(CUtensorMap &h, int *out) {
   if (dptr)
     cuMemFree(dptr);
 }
-// CHECK-FIXES: {{^}}  if ((dptr = (CUdeviceptr)new CUtensorMap, CUDA_SUCCESS) != CUDA_SUCCESS)
-// CHECK-FIXES: {{^}}  *(CUtensorMap *)dptr = h;
+// CHECK-FIXES: {{^}}  CUdeviceptr dptr = 0;
+// CHECK-FIXES-NEXT: {{^}}  dptr = (CUdeviceptr)new CUtensorMap;
+// CHECK-FIXES-NEXT: {{^}}  *(CUtensorMap *)dptr = h;
 // CHECK-FIXES-NEXT: {{^}}  h.opaque[0] ^= 1;
 // CHECK-FIXES-NEXT: {{^}}  auto first = [&] { staged<<<1, 1>>>(*((CUtensorMap *)dptr), out, 0); };
 // CHECK-FIXES: {{^}}  launch_slot<1>((CUtensorMap *)dptr, out);

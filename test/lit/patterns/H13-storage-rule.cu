@@ -112,7 +112,8 @@ static cudaError_t launch_logged(const CUtensorMap &h, int *out, cudaStream_t st
   cudaFree(d);
   return err;
 }
-// CHECK-FIXES: {{^}}  cudaError_t err = (d = new CUtensorMap, cudaSuccess);
+// CHECK-FIXES: {{^}}  d = new CUtensorMap;
+// CHECK-FIXES-NEXT: {{^}}  cudaError_t err = cudaSuccess;
 // CHECK-FIXES: {{^}}  *d = h;
 // CHECK-FIXES-NEXT: {{^}}  std::fprintf(stderr, "descriptor at %p\n", (void *)d);
 // CHECK-FIXES-NEXT: {{^}}  logged_kernel<<<1, 1, 0, stream>>>(*d, out);
@@ -146,8 +147,9 @@ static CUtensorMap *upload_copy(const CUtensorMap &h) {
   cudaMemcpy(p, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
   return p;
 }
-// CHECK-FIXES: {{^}}  if ((p = new CUtensorMap, cudaSuccess) != cudaSuccess)
-// CHECK-FIXES: {{^}}  *p = h;
+// CHECK-FIXES: {{^}}  CUtensorMap *p = nullptr;
+// CHECK-FIXES-NEXT: {{^}}  p = new CUtensorMap;
+// CHECK-FIXES-NEXT: {{^}}  *p = h;
 
 int main() {
   int *out;

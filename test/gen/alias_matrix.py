@@ -17,6 +17,7 @@ fewest cells that show every form, and every hazard both safe and unsafe;
 """
 import argparse, os, random, re, subprocess, sys, tempfile
 from covering import covering
+from output_forms import form_problems
 
 PRELUDE = r'''#include <cuda.h>
 #include <cuda_runtime.h>
@@ -114,6 +115,8 @@ def check(tool, nvcc, hazard, form, safe, work):
     problems = []
     if r.returncode not in (0,):
         problems.append(f"exit status {r.returncode}")
+    if after != src:
+        problems += form_problems([(src, after)])
     if safe:
         if not rewritten:
             problems.append("the safe neighbour was not rewritten")

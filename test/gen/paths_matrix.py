@@ -29,6 +29,7 @@ is compiled for sm_90a.
 """
 import argparse, concurrent.futures, os, random, subprocess, sys, tempfile
 from covering import covering
+from output_forms import form_problems
 
 PRELUDE = r'''#include <cuda.h>
 #include <cuda_runtime.h>
@@ -219,6 +220,8 @@ def check(tool, nvcc, shape, writer, form, safe, work):
             problems.append("the unsafe twin passes the changed host descriptor")
     elif changed:
         problems.append("the unsafe twin (its device copy changes) was rewritten")
+    if changed:
+        problems += form_problems([(src, after)])
     if changed and not problems:
         again = subprocess.run([tool, "--no-database", path], cwd=work, capture_output=True,
                                text=True)

@@ -34,6 +34,7 @@ the launch is a hazard.
 """
 import argparse, concurrent.futures, itertools, os, random, re, shutil, subprocess, sys, tempfile
 from covering import covering
+from output_forms import form_problems
 
 PRELUDE = r'''#include <cuda.h>
 #include <cuda_runtime.h>
@@ -663,6 +664,8 @@ def check(a, cell, work, compile_it):
         elif subprocess.run([a.tool, "--no-database", "--check", path], cwd=cdir,
                             capture_output=True).returncode:
             problems.append("a second run would change it again")
+        if rewritten:
+            problems += form_problems((files[fn], after[fn]) for fn in files)
         if twist in HOST_CHANGES and rewritten and host_read_after_change(after[main_file], changed_host(storage)):
             problems.append("WRONG REWRITE: the first launch reads the host object changed after the copy")
         if compile_it and rewritten:

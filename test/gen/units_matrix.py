@@ -35,6 +35,7 @@ must stay unchanged, too). Prints
 """
 import argparse, concurrent.futures, json, os, shutil, subprocess, sys, tempfile
 from covering import covering
+from output_forms import form_problems
 
 KERNEL = r'''__global__ void sum_map(const CUtensorMap *map, unsigned long long *out) {
   unsigned long long s = 0;
@@ -212,6 +213,7 @@ def check(a, cell, work):
     if r.returncode != 0:
         problems.append(f"exit status {r.returncode}")
     if safe:
+        problems += form_problems((files[fn], after[fn]) for fn in files)
         if not rewritten or refused:
             problems.append("the safe program was not rewritten")
         elif a.nvcc:

@@ -310,56 +310,109 @@ static bool isSuccessCode(const Expr *E, llvm::StringRef Success) {
   return R && isa<EnumConstantDecl>(R->getDecl()) && R->getDecl()->getName() == Success;
 }
 
+/// The `if` with no else (nor init, condition variable or constexpr) whose
+/// condition tests \p E for failure (`E != Success`, either side, or `E`),
+/// and whose branch holds nothing another edit may change; null otherwise.
+const IfStmt *DeviceStorage::failureTest(const Expr *E, const FunctionDecl *Fn,
+                                         llvm::StringRef Success) {
+  auto Up = [&](const Stmt *S) { return parent(Fn, S); };
+  Climbed C = climb(E, Up, parensImplicitCastsAndCleanups);
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(C.Parent);
+      BO && BO->getOpcode() == BO_NE &&
+      (isSuccessCode(BO->getRHS(), Success) || isSuccessCode(BO->getLHS(), Success)))
+    C = climb(BO, Up, parensAndImplicitCasts);
+  const auto *If = dyn_cast_or_null<IfStmt>(C.Parent);
+  if (!If || If->getCond() != C.Child || If->getElse() || If->getInit() ||
+      If->getConditionVariable() || If->isConsteval() || If->isConstexpr() ||
+      mayHoldEdits(If->getThen()))
+    return nullptr;
+  return If;
+}
+
+/// The file range of the whole `if` \p If, its branch's `;` included.
+std::optional<CharSourceRange> DeviceStorage::wholeIf(const IfStmt *If) {
+  std::optional<CharSourceRange> Whole = ST.fileRange(If->getSourceRange());
+  if (!Whole || isa<CompoundStmt>(If->getThen()))
+    return Whole;
+  SourceLocation Semi = Lexer::findLocationAfterToken(
+      ST.SM.getExpansionLoc(If->getThen()->getEndLoc()), tok::semi, ST.SM, Ctx.getLangOpts(), false);
+  if (Semi.isInvalid())
+    return std::nullopt;
+  return CharSourceRange::getCharRange(Whole->getBegin(), Semi);
+}
+
+/// Where the error variable \p V, which the call that initialises it no
+/// longer sets to anything but success, is only tested for failure by
+/// `if`s (failureTest) whose branches alone use it otherwise: the removal
+/// of each such `if`. None otherwise.
+std::optional<std::vector<TextEdit>> DeviceStorage::onlyFailureTests(const VarDecl *V,
+                                                                     const FunctionDecl *Fn,
+                                                                     llvm::StringRef Success) {
+  std::vector<const DeclRefExpr *> Uses;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *R = dyn_cast<DeclRefExpr>(S); R && R->getDecl() == V)
+      Uses.push_back(R);
+    for (const Stmt *Child : S->children())
+      Walk(Child);
+  };
+  Walk(Fn->getBody());
+  std::vector<const IfStmt *> Tests;
+  for (const DeclRefExpr *R : Uses)
+    if (const IfStmt *If = failureTest(R, Fn, Success))
+      Tests.push_back(If);
+  auto Within = [&](const DeclRefExpr *R) {
+    return llvm::any_of(Tests, [&](const IfStmt *If) {
+      SourceRange T = If->getThen()->getSourceRange();
+      return !ST.SM.isBeforeInTranslationUnit(R->getBeginLoc(), T.getBegin()) &&
+             !ST.SM.isBeforeInTranslationUnit(T.getEnd(), R->getBeginLoc());
+    });
+  };
+  if (Tests.empty() ||
+      !llvm::all_of(Uses, [&](const DeclRefExpr *R) { return failureTest(R, Fn, Success) || Within(R); }))
+    return std::nullopt;
+  std::vector<TextEdit> Out;
+  for (const IfStmt *If : Tests) {
+    std::optional<CharSourceRange> Whole = wholeIf(If);
+    std::optional<TextEdit> Gone = Whole ? ST.removeStatement(Whole->getAsRange()) : std::nullopt;
+    if (!Gone)
+      return std::nullopt;
+    Out.push_back(*Gone);
+  }
+  return Out;
+}
+
 /// Where the statement around \p Call tests or keeps the error code that
 /// the retargeted effect \p Effect no longer returns, the edits that make it
 /// a plain statement (issue 42): `if (CALL != cudaSuccess) <error>` (or
 /// `if (CALL)`) with no else becomes `Effect;`, its branch no longer able to
-/// run; `cudaError_t err = CALL;`, `err = CALL;` and `return CALL;` in a
-/// block get `Effect;` on a line before them and the success code in the
-/// call's place. None for other shapes, and where the branch removed holds
-/// something another edit may change; the comma form stays there.
+/// run; `cudaError_t err = CALL;` whose variable only such `if`s test
+/// becomes `Effect;` and the `if`s go; otherwise it, `err = CALL;` and
+/// `return CALL;` in a block get `Effect;` on a line before them and the
+/// success code in the call's place. None for other shapes, and where the
+/// branch removed holds something another edit may change; the comma form
+/// stays there.
 std::optional<std::vector<TextEdit>> DeviceStorage::plainStatement(const CallExpr *Call,
                                                                    const FunctionDecl *Fn,
                                                                    const std::string &Effect,
                                                                    llvm::StringRef Success) {
-  auto Up = [&](const Stmt *S) { return parent(Fn, S); };
-  Climbed C = climb(Call, Up, parensImplicitCastsAndCleanups);
-  // The test `CALL != SUCCESS` (either side), or the call itself.
-  const Stmt *Tested = C.Child;
-  const Stmt *TestParent = C.Parent;
-  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(C.Parent)) {
-    if (BO->getOpcode() == BO_NE &&
-        (isSuccessCode(BO->getRHS(), Success) || isSuccessCode(BO->getLHS(), Success))) {
-      Climbed T = climb(BO, Up, parensAndImplicitCasts);
-      Tested = T.Child;
-      TestParent = T.Parent;
-    }
-  }
-  if (const auto *If = dyn_cast_or_null<IfStmt>(TestParent)) {
-    if (If->getCond() != Tested || If->getElse() || If->getInit() || If->getConditionVariable() ||
-        If->isConsteval() || If->isConstexpr() || mayHoldEdits(If->getThen()))
-      return std::nullopt;
-    std::optional<CharSourceRange> Whole = ST.fileRange(If->getSourceRange());
+  if (const IfStmt *If = failureTest(Call, Fn, Success)) {
+    std::optional<CharSourceRange> Whole = wholeIf(If);
     if (!Whole)
       return std::nullopt;
-    SourceLocation End = Whole->getEnd();
-    if (!isa<CompoundStmt>(If->getThen())) {
-      // The branch's own ';' ends the if.
-      SourceLocation Semi = Lexer::findLocationAfterToken(
-          ST.SM.getExpansionLoc(If->getThen()->getEndLoc()), tok::semi, ST.SM, Ctx.getLangOpts(), false);
-      if (Semi.isInvalid())
-        return std::nullopt;
-      End = Semi;
-    }
-    return std::vector<TextEdit>{
-        ST.replace(CharSourceRange::getCharRange(Whole->getBegin(), End), Effect + ";")};
+    return std::vector<TextEdit>{ST.replace(*Whole, Effect + ";")};
   }
   // The statement the value is kept or returned by, in a block.
+  Climbed C = climb(Call, [&](const Stmt *S) { return parent(Fn, S); }, parensImplicitCastsAndCleanups);
   const Stmt *Holder = nullptr;
+  const VarDecl *Kept = nullptr;
   if (const auto *DS = dyn_cast_or_null<DeclStmt>(C.Parent)) {
     const auto *V = DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
-    if (V && V->getInit() && V->getInit()->IgnoreParenImpCasts() == Call->IgnoreParenImpCasts())
+    if (V && V->getInit() && V->getInit()->IgnoreParenImpCasts() == Call->IgnoreParenImpCasts()) {
       Holder = DS;
+      Kept = V;
+    }
   } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(C.Parent)) {
     if (BO->getOpcode() == BO_Assign && BO->getRHS() == C.Child)
       Holder = BO;
@@ -372,6 +425,13 @@ std::optional<std::vector<TextEdit>> DeviceStorage::plainStatement(const CallExp
   std::optional<CharSourceRange> At = ST.fileRange(Holder->getSourceRange());
   if (!Range || !At)
     return std::nullopt;
+  // A variable whose only job was to carry the code to its tests goes with them.
+  if (Kept && !Kept->isStaticLocal() && !Kept->getType()->isReferenceType())
+    if (std::optional<std::vector<TextEdit>> Tests = onlyFailureTests(Kept, Fn, Success)) {
+      // A declaration's range holds its ';'.
+      Tests->push_back(ST.replace(*At, Effect + ";"));
+      return Tests;
+    }
   return std::vector<TextEdit>{
       ST.insertBefore(At->getBegin(), Effect + ";\n" + ST.indentOf(At->getBegin())),
       ST.replace(*Range, Success.str())};

@@ -625,6 +625,12 @@ private:
   void addUse(Group &G, HostUseKind K, const clang::CallExpr *Call, const StorageRef &R,
               const std::string &Effect, std::string What);
   bool valueUsed(const clang::Stmt *Call, const clang::FunctionDecl *Fn);
+  const clang::IfStmt *failureTest(const clang::Expr *E, const clang::FunctionDecl *Fn,
+                                   llvm::StringRef Success);
+  std::optional<clang::CharSourceRange> wholeIf(const clang::IfStmt *If);
+  std::optional<std::vector<TextEdit>> onlyFailureTests(const clang::VarDecl *V,
+                                                        const clang::FunctionDecl *Fn,
+                                                        llvm::StringRef Success);
   std::optional<std::vector<TextEdit>> plainStatement(const clang::CallExpr *Call,
                                                       const clang::FunctionDecl *Fn,
                                                       const std::string &Effect,

@@ -4,7 +4,8 @@
 // `if (CALL != cudaSuccess)` or `if (CALL)` with no else goes whole, its
 // branch no longer able to run; `cudaError_t err = CALL;`, `err = CALL;` and
 // `return CALL;` get the effect on a line before them and the success code
-// in the call's place. Where the branch holds something another edit may
+// in the call's place, and an error variable that only such tests read goes
+// with them. Where the branch holds something another edit may
 // change (a free of another device copy), the test stays, its call in the
 // comma form. The unsafe twins of the storage rule are
 // refusals/R12-storage-rule.cu.
@@ -71,6 +72,31 @@ static cudaError_t run_kept(const CUtensorMap &h, int *out) {
 // CHECK-FIXES-NEXT: {{^}}  err = cudaSuccess;
 // CHECK-FIXES: {{^}}  kept<<<1, 1>>>(*d, out);
 
+// An error variable whose only job was to carry the code to its test goes
+// with the test (run_kept above keeps its variable: it is assigned again
+// and printed).
+__global__ void carried(const CUtensorMap *map, int *out) { out[3] = (int)map->opaque[4]; }
+static int run_carried(CUtensorMap &h, int *out) {
+  CUtensorMap *d;
+  cudaError_t err = cudaMalloc(&d, sizeof(CUtensorMap));
+  if (err != cudaSuccess) {
+    std::fprintf(stderr, "alloc failed: %d\n", (int)err);
+    return 1;
+  }
+  cudaMemcpy(d, &h, sizeof(CUtensorMap), cudaMemcpyHostToDevice);
+  h.opaque[4] ^= 1;
+  carried<<<1, 1>>>(d, out);
+  cudaFree(d);
+  return 0;
+}
+// CHECK-MESSAGES-DAG: warning: kernel 'carried' reads descriptor 'map' through global memory; now passed by value [tma-001]
+// CHECK-FIXES-LABEL: static int run_carried(
+// CHECK-FIXES-NEXT: {{^}}  CUtensorMap *d;
+// CHECK-FIXES-NEXT: {{^}}  d = new CUtensorMap;
+// CHECK-FIXES-NEXT: {{^}}  *d = h;
+// CHECK-FIXES-NEXT: {{^}}  h.opaque[4] ^= 1;
+// CHECK-FIXES-NEXT: {{^}}  carried<<<1, 1>>>(*d, out);
+
 // The failure branch frees another device copy: another edit of the run
 // may change it, so the test stays and the call keeps the comma form. (The
 // maps change after the copies, so the launch passes the copies.)
@@ -103,6 +129,7 @@ int main() {
   tested<<<1, 1>>>(p, out);
   release(p);
   run_kept(h, out);
+  run_carried(h, out);
   CUtensorMap h2 = h;
   run_paired(h, h2, out);
   cudaDeviceSynchronize();

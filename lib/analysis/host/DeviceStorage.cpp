@@ -284,8 +284,8 @@ void DeviceStorage::addUse(Group &G, HostUseKind K, const CallExpr *Call, const 
 }
 
 /// Does \p S hold anything another edit of the run may change: a call the
-/// CUDA table knows, a kernel launch, or a name of a pointer to a
-/// descriptor or of a device address?
+/// CUDA table knows, a kernel launch, or a name of a storage the rule may
+/// retarget (a descriptor pointer, a device address, an owner)?
 static bool mayHoldEdits(const Stmt *S) {
   if (!S)
     return false;
@@ -297,8 +297,7 @@ static bool mayHoldEdits(const Stmt *S) {
       return true;
   if (isa<DeclRefExpr, MemberExpr>(S)) {
     QualType T = cast<Expr>(S)->getType();
-    if (!T.isNull() && ((T->isPointerType() && isTensorMapRecord(T->getPointeeType())) ||
-                        T.getAsString().find("CUdeviceptr") != std::string::npos))
+    if (holdsDescriptorAddress(T) || !ownedDescriptorDeleter(T).isNull())
       return true;
   }
   return llvm::any_of(S->children(), mayHoldEdits);
@@ -358,24 +357,27 @@ std::optional<std::vector<TextEdit>> DeviceStorage::onlyFailureTests(const VarDe
       Walk(Child);
   };
   Walk(Fn->getBody());
+  // Each use is a failure test's condition, or must lie in such a test's
+  // branch, which goes with it.
   std::vector<const IfStmt *> Tests;
-  for (const DeclRefExpr *R : Uses)
+  std::vector<const DeclRefExpr *> Others;
+  for (const DeclRefExpr *R : Uses) {
     if (const IfStmt *If = failureTest(R, Fn, Success))
       Tests.push_back(If);
-  auto Within = [&](const DeclRefExpr *R) {
-    return llvm::any_of(Tests, [&](const IfStmt *If) {
-      SourceRange T = If->getThen()->getSourceRange();
-      return !ST.SM.isBeforeInTranslationUnit(R->getBeginLoc(), T.getBegin()) &&
-             !ST.SM.isBeforeInTranslationUnit(T.getEnd(), R->getBeginLoc());
-    });
+    else
+      Others.push_back(R);
+  }
+  auto InATest = [&](const Stmt *S) {
+    for (; S; S = parent(Fn, S))
+      if (llvm::any_of(Tests, [&](const IfStmt *If) { return If->getThen() == S; }))
+        return true;
+    return false;
   };
-  if (Tests.empty() ||
-      !llvm::all_of(Uses, [&](const DeclRefExpr *R) { return failureTest(R, Fn, Success) || Within(R); }))
+  if (Tests.empty() || !llvm::all_of(Others, InATest))
     return std::nullopt;
   std::vector<TextEdit> Out;
   for (const IfStmt *If : Tests) {
-    std::optional<CharSourceRange> Whole = wholeIf(If);
-    std::optional<TextEdit> Gone = Whole ? ST.removeStatement(Whole->getAsRange()) : std::nullopt;
+    std::optional<TextEdit> Gone = ST.removeStatement(If->getSourceRange());
     if (!Gone)
       return std::nullopt;
     Out.push_back(*Gone);
